@@ -1,0 +1,27 @@
+# The two commands a new user runs: `make matrix` and `make test`. Both install what they need.
+PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v python3.13 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: matrix test bench-overhead bench-timing clean
+
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $@
+
+matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then a summary
+	$(BIN)/runner matrix
+
+test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs on first use
+	$(BIN)/pytest
+
+bench-overhead: $(BIN)/.installed
+	$(BIN)/python benchmarks/harness_overhead.py
+
+bench-timing: $(BIN)/.installed
+	$(BIN)/python benchmarks/timing_accuracy.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,70 @@
+"""jax.scipy.special.gammaln: cases adapted from tests/lax_scipy_special_functions_test.py (LaxScipySpcialFunctionsTest.testScipySpecialFun with op "gammaln")."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.function("jax.scipy.special.gammaln", decile=70, top20=False)
+
+# testScipySpecialFun compares against SciPy with atol = rtol = 1e-3 (upstream notes gammaln
+# has slightly high error); 16-bit inputs use the looser default tolerance of their dtype.
+_TOL = {
+    np.dtype(np.float32): 1e-3,
+    np.dtype(np.float16): 1e-3,
+    np.dtype(jnp.bfloat16): 1e-2,
+}
+
+
+def _scipy_gammaln(x):
+    from scipy import special  # SciPy is the reference, as upstream (imported lazily)
+    return special.gammaln(x)
+
+
+def _check(result, x, out_dtype):
+    out_dtype = np.dtype(out_dtype)
+    assert result.shape == x.shape
+    assert np.dtype(result.dtype) == out_dtype
+    expected = _scipy_gammaln(np.asarray(x).astype(np.float64))
+    tol = _TOL[out_dtype]
+    np.testing.assert_allclose(np.asarray(result).astype(np.float64), expected, rtol=tol, atol=tol)
+
+
+def _positive(rng, shape, low=0.1, high=10.0):
+    """Positive arguments (upstream uses rand_positive), over a few orders of magnitude."""
+    return rng.uniform(low, high, size=shape).astype(np.float32)
+
+
+# Upstream's all_shapes for special functions.
+@pytest.mark.parametrize("shape", [(), (4,), (3, 4), (3, 1), (1, 4), (2, 1, 4)])
+def test_gammaln_shapes(bench, device, shape):
+    x = _positive(np.random.default_rng(0), shape)
+    result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
+    _check(result, x, np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
+def test_gammaln_half_precision(bench, device, dtype):
+    x = _positive(np.random.default_rng(1), (3, 4)).astype(dtype)
+    result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
+    _check(result, x, dtype)
+
+
+def test_gammaln_integer_input(bench, device):
+    # Integer arguments promote to the default float; gammaln(n) = log((n - 1)!).
+    x = np.arange(1, 13, dtype=np.int32)
+    result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
+    _check(result, x, np.float32)
+
+
+def test_gammaln_special_points(bench, device):
+    # Zeros at 1 and 2, the pole at 0 (+inf), tiny and huge arguments, and negative
+    # non-integers where gammaln is log|Gamma(x)|.
+    x = np.array([1.0, 2.0, 0.0, 1e-3, 0.5, 1e3, 1e6, -0.5, -2.5], np.float32)
+    result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
+    _check(result, x, np.float32)
+
+
+def test_gammaln_large(bench, device):
+    x = _positive(np.random.default_rng(2), (512, 512), low=1e-3, high=1e3)
+    result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
+    _check(result, x, np.float32)

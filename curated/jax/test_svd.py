@@ -1,0 +1,102 @@
+"""jax.numpy.linalg.svd: cases adapted from tests/linalg_test.py (NumpyLinalgTest.testSVD, testSVDGrad)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.function("jax.numpy.linalg.svd", decile=50, top20=False)
+
+
+def _rand(rng, shape, dtype):
+    """Like upstream's rand_default: normal entries scaled by 3."""
+    if np.issubdtype(dtype, np.complexfloating):
+        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
+    return (3 * rng.standard_normal(shape)).astype(dtype)
+
+
+def _svd(device, a, full_matrices, compute_uv, bench):
+    # Upstream runs these tests under float32 matmul precision (matters on TPU); the context
+    # manager is scoped to this call only.
+    with jax.default_matmul_precision("float32"):
+        return bench(jnp.linalg.svd, jax.device_put(a, device),
+                     full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def _check_factorization(a, out, full_matrices):
+    """testSVD's checks: backward error of U diag(s) Vh and unitarity of U and Vh, with
+    tol = 100 * eps, reconstruction within 2 * tol and unitarity within 3 * tol."""
+    u, s, vh = (np.asarray(t).astype(np.complex128 if np.iscomplexobj(a) else np.float64) for t in out)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    assert s.shape == batch + (k,)
+    assert u.shape == batch + ((m, m) if full_matrices else (m, k))
+    assert vh.shape == batch + ((n, n) if full_matrices else (k, n))
+    assert np.all(s >= 0) and np.all(np.diff(s, axis=-1) <= 0)  # non-negative, descending
+
+    tol = 100 * np.finfo(a.dtype).eps
+    if m and n:
+        recon = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+        err = np.linalg.norm(a - recon, axis=(-2, -1)) / np.linalg.norm(a, axis=(-2, -1))
+        assert np.max(err) < 2 * tol, f"backward error {np.max(err)}"
+    uh_u = np.real(np.conj(np.swapaxes(u, -1, -2)) @ u)
+    np.testing.assert_allclose(uh_u, np.broadcast_to(np.eye(u.shape[-1]), uh_u.shape), rtol=3 * tol, atol=3 * tol)
+    # Vh has orthonormal rows (and columns too when it is square).
+    vh_vhh = np.real(vh @ np.conj(np.swapaxes(vh, -1, -2)))
+    np.testing.assert_allclose(vh_vhh, np.broadcast_to(np.eye(vh.shape[-2]), vh_vhh.shape), rtol=3 * tol, atol=3 * tol)
+
+
+@pytest.mark.parametrize("m,n", [(2, 2), (7, 29), (29, 7), (32, 32), (53, 53)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd_factorization(bench, device, m, n, full_matrices):
+    a = _rand(np.random.default_rng(0), (m, n), np.float32)
+    out = _svd(device, a, full_matrices, True, bench)
+    _check_factorization(a, out, full_matrices)
+
+
+@pytest.mark.parametrize("batch,m,n", [((3,), 7, 29), ((2, 3), 7, 7)])
+def test_svd_batched(bench, device, batch, m, n):
+    a = _rand(np.random.default_rng(1), batch + (m, n), np.float32)
+    out = _svd(device, a, False, True, bench)
+    _check_factorization(a, out, False)
+
+
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd_complex64(bench, device, full_matrices):
+    a = _rand(np.random.default_rng(2), (29, 7), np.complex64)
+    out = _svd(device, a, full_matrices, True, bench)
+    _check_factorization(a, out, full_matrices)
+
+
+@pytest.mark.parametrize("shape,dtype", [((53, 53), np.float32), ((3, 7, 29), np.float32), ((7, 29), np.complex64)])
+def test_svd_singular_values(bench, device, shape, dtype):
+    # compute_uv=False returns only the singular values; upstream compares them with NumPy.
+    a = _rand(np.random.default_rng(3), shape, dtype)
+    s = _svd(device, a, False, False, bench)
+    assert s.shape == shape[:-2] + (min(shape[-2:]),)
+    np.testing.assert_allclose(np.asarray(s), np.linalg.svd(a, compute_uv=False), atol=1e-4, rtol=3e-4)
+
+
+@pytest.mark.parametrize("shape", [(0, 2), (2, 0)])
+def test_svd_empty(bench, device, shape):
+    a = np.zeros(shape, np.float32)
+    out = _svd(device, a, True, True, bench)
+    assert [tuple(t.shape) for t in out] == [tuple(t.shape) for t in np.linalg.svd(a, full_matrices=True)]
+
+
+def test_svd_large(bench, device):
+    a = _rand(np.random.default_rng(4), (128, 96), np.float32)
+    out = _svd(device, a, False, True, bench)
+    _check_factorization(a, out, False)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5), (5, 2), (2, 5, 5)])
+def test_svd_grad(bench, device, shape):
+    # testSVDGrad (compute_uv=False): for distinct singular values d(sum s)/dA = U[:, :k] Vh[:k].
+    a = _rand(np.random.default_rng(5), shape, np.float32)
+    grad_fn = jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, full_matrices=False, compute_uv=False)))
+    with jax.default_matmul_precision("float32"):
+        result = bench(grad_fn, jax.device_put(a, device))
+    u, _, vh = np.linalg.svd(a.astype(np.float64), full_matrices=False)
+    # Upstream checks these grads numerically with rtol 0.035; our analytic reference allows 1e-3.
+    np.testing.assert_allclose(np.asarray(result), u @ vh, rtol=1e-3, atol=1e-3)

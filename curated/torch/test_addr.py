@@ -1,0 +1,152 @@
+"""torch.addr: cases adapted from pytorch/pytorch test/test_linalg.py (_test_addr_vs_numpy, test_addr_float_and_complex, test_addr_integral, test_addr_bool, test_outer_ger_addr_legacy_tests).
+
+Inputs follow upstream: a 50x50 matrix and two 50-vectors drawn from [-2, 2), also a transposed
+matrix, a zero-strided vector, a broadcast 0-d matrix, beta == 0 with inf/NaN in the matrix (they
+must not reach the output) and empty shapes. As upstream, the NumPy reference beta * M + alpha * outer(a, b) is
+computed in the input dtype (bfloat16 in float64, integers in int64 then wrapped back); tolerances
+are assert_close's defaults for the dtype except bfloat16, where upstream uses
+precisionOverride({torch.bfloat16: 1e-1}).
+"""
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.addr", decile=10, top20=False)
+
+FLOAT_AND_COMPLEX = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64]
+INTEGRAL = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _sample(shape, dtype, seed):
+    """Like upstream make_tensor(low=-2, high=2), as a NumPy array in a dtype NumPy can hold."""
+    rng = np.random.default_rng(seed)
+    if dtype.is_complex:
+        return (rng.uniform(-2, 2, shape) + 1j * rng.uniform(-2, 2, shape)).astype(np.complex64)
+    if dtype.is_floating_point:
+        return rng.uniform(-2, 2, shape).astype(np.float32)
+    low = 0 if dtype == torch.uint8 else -2
+    return rng.integers(low, 2, size=shape).astype(np.int64)
+
+
+def _to_device(array, device, dtype):
+    return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=dtype)
+
+
+def _host(t):
+    """Host NumPy copy; like upstream, only bfloat16 (which NumPy lacks) is widened, to float64."""
+    t = t.cpu()
+    return (t.double() if t.dtype == torch.bfloat16 else t).numpy()
+
+
+def _reference(m, a, b, beta, alpha):
+    m_np, a_np, b_np = _host(m), _host(a), _host(b)
+    if m_np.dtype.kind in "iu":
+        m_np, a_np, b_np = m_np.astype(np.int64), a_np.astype(np.int64), b_np.astype(np.int64)
+    outer = np.outer(a_np, b_np)
+    if beta == 0:  # beta == 0 ignores M entirely, inf and NaN included
+        return alpha * outer + np.zeros(np.broadcast(m_np, outer).shape, outer.dtype)
+    return beta * m_np + alpha * outer
+
+
+def _assert_addr(result, m, a, b, beta, alpha):
+    dtype = m.dtype
+    expected = torch.from_numpy(np.asarray(_reference(m, a, b, beta, alpha)))
+    assert result.dtype == dtype
+    if dtype == torch.bfloat16:
+        torch.testing.assert_close(result.cpu().double(), expected.double(), rtol=1.6e-2, atol=1e-1)
+    else:
+        torch.testing.assert_close(result.cpu(), expected.to(dtype))
+
+
+@pytest.mark.parametrize("beta, alpha", [(0.5, 2), (0.0, 2)], ids=["beta0.5", "beta0"])
+@pytest.mark.parametrize("dtype", FLOAT_AND_COMPLEX, ids=_ids)
+def test_addr_float_and_complex(bench, device, dtype, beta, alpha):
+    m = _to_device(_sample((50, 50), dtype, 0), device, dtype)
+    a = _to_device(_sample((50,), dtype, 1), device, dtype)
+    b = _to_device(_sample((50,), dtype, 2), device, dtype)
+    if beta == 0:
+        # upstream: NaN and inf in M must not propagate when beta == 0
+        m[0, 10] = m[10, 10] = m[20, 20] = float("inf")
+        m[1, 10] = m[11, 10] = m[21, 20] = float("nan")
+    result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
+    _assert_addr(result, m, a, b, beta, alpha)
+
+
+def test_addr_complex_scalars(bench, device):
+    dtype = torch.complex64
+    m = _to_device(_sample((50, 50), dtype, 3), device, dtype)
+    a = _to_device(_sample((50,), dtype, 4), device, dtype)
+    b = _to_device(_sample((50,), dtype, 5), device, dtype)
+    beta, alpha = 0.1j, 0.2 - 0.2j
+    result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
+    _assert_addr(result, m, a, b, beta, alpha)
+
+
+@pytest.mark.parametrize("beta, alpha", [(2, 2), (0, 2)], ids=["beta2", "beta0"])
+@pytest.mark.parametrize("dtype", INTEGRAL, ids=_ids)
+def test_addr_integral(bench, device, dtype, beta, alpha):
+    m = _to_device(_sample((50, 50), dtype, 6), device, dtype)
+    a = _to_device(_sample((50,), dtype, 7), device, dtype)
+    b = _to_device(_sample((50,), dtype, 8), device, dtype)
+    result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
+    # Wrap-around of the small integer types is part of the contract: compare after the cast.
+    expected = torch.from_numpy(_reference(m, a, b, beta, alpha)).to(dtype)
+    assert result.dtype == dtype
+    torch.testing.assert_close(result.cpu(), expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("beta, alpha", [(True, True), (True, False), (False, True), (False, False)],
+                         ids=["TT", "TF", "FT", "FF"])
+def test_addr_bool(bench, device, beta, alpha):
+    rng = np.random.default_rng(9)
+    m = torch.from_numpy(rng.random((50, 50)) < 0.5).to(device)
+    a = torch.from_numpy(rng.random(50) < 0.5).to(device)
+    b = torch.from_numpy(rng.random(50) < 0.5).to(device)
+    result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
+    m_np, outer = m.cpu().numpy(), np.outer(a.cpu().numpy(), b.cpu().numpy())
+    expected = (beta & m_np) | (alpha & outer)
+    assert result.dtype == torch.bool
+    np.testing.assert_array_equal(result.cpu().numpy(), expected)
+
+
+# _test_addr_vs_numpy layouts: transposed M, zero-strided vector, 0-d M broadcast to the outer shape.
+@pytest.mark.parametrize("layout", ["transposed_m", "zero_strided_a", "scalar_m"])
+def test_addr_layouts(bench, device, layout):
+    dtype = torch.float32
+    m = _to_device(_sample((50, 50), dtype, 10), device, dtype)
+    a = _to_device(_sample((50,), dtype, 11), device, dtype)
+    b = _to_device(_sample((50,), dtype, 12), device, dtype)
+    if layout == "transposed_m":
+        m = m.t()
+    elif layout == "zero_strided_a":
+        a = _to_device(_sample((1,), dtype, 13), device, dtype).expand(50)
+    else:
+        m = torch.tensor(1.0, device=device, dtype=dtype)
+    result = bench(torch.addr, m, a, b, beta=1, alpha=1)
+    assert tuple(result.shape) == (50, 50)
+    _assert_addr(result, m, a, b, 1, 1)
+
+
+# test_outer_ger_addr_legacy_tests: empty vectors give empty results of the outer shape.
+@pytest.mark.parametrize("size", [(0, 0), (0, 5), (5, 0)], ids=str)
+def test_addr_empty(bench, device, size):
+    m = torch.zeros(size, device=device)
+    a = _to_device(_sample((size[0],), torch.float32, 14), device, torch.float32)
+    b = _to_device(_sample((size[1],), torch.float32, 15), device, torch.float32)
+    result = bench(torch.addr, m, a, b)
+    assert tuple(result.shape) == size
+    _assert_addr(result, m, a, b, 1, 1)
+
+
+# A larger outer product than upstream's 50x50.
+def test_addr_large(bench, device):
+    dtype = torch.float32
+    m = _to_device(_sample((1024, 1024), dtype, 16), device, dtype)
+    a = _to_device(_sample((1024,), dtype, 17), device, dtype)
+    b = _to_device(_sample((1024,), dtype, 18), device, dtype)
+    result = bench(torch.addr, m, a, b, beta=0.5, alpha=2)
+    _assert_addr(result, m, a, b, 0.5, 2)

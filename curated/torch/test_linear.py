@@ -1,0 +1,106 @@
+"""torch.nn.Linear: cases adapted from pytorch/pytorch torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Linear, used by test/test_modules.py test_forward) and test/test_nn.py (test_linear_empty, test_linear_autograd).
+
+The module is built and its parameters are set from NumPy before timing; the timed call is the
+module's forward. The reference is input @ W.T + b in float64 NumPy, compared with assert_close's
+defaults for the module dtype (floating_types(), ModuleInfo's default dtypes).
+"""
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.nn.Linear", decile=100, top20=True)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _make_linear(in_features, out_features, bias, device, dtype, seed):
+    """Linear with deterministic parameters (U(-1/sqrt(in), 1/sqrt(in)) like the default init)."""
+    module = torch.nn.Linear(in_features, out_features, bias=bias).to(device=device, dtype=dtype)
+    rng = np.random.default_rng(seed)
+    bound = 1.0 / np.sqrt(in_features)
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, (out_features, in_features))))
+        if bias:
+            module.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, out_features)))
+    return module
+
+
+def _make_input(shape, device, dtype, seed, requires_grad=False):
+    # make_tensor's default range for floating dtypes is [-9, 9).
+    array = np.random.default_rng(seed).uniform(-9, 9, shape)
+    return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
+
+
+def _reference(module, x):
+    weight = module.weight.detach().cpu().double().numpy()
+    out = x.detach().cpu().double().numpy() @ weight.T
+    if module.bias is not None:
+        out = out + module.bias.detach().cpu().double().numpy()
+    return torch.from_numpy(np.asarray(out))
+
+
+def _assert_forward(result, module, x):
+    assert result.dtype == x.dtype
+    torch.testing.assert_close(result.detach().cpu(), _reference(module, x).to(x.dtype))
+
+
+# module_inputs_torch_nn_Linear: "default" (10 -> 8, input 4x10), "no_bias", "no_batch_dim" (3 -> 5, input 3).
+@pytest.mark.parametrize(
+    "in_features, out_features, bias, input_shape",
+    [(10, 8, True, (4, 10)), (10, 8, False, (4, 10)), (3, 5, True, (3,))],
+    ids=["default", "no_bias", "no_batch_dim"],
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_linear_module_inputs(bench, device, dtype, in_features, out_features, bias, input_shape):
+    module = _make_linear(in_features, out_features, bias, device, dtype, seed=0)
+    x = _make_input(input_shape, device, dtype, seed=1)
+    result = bench(module, x)
+    assert tuple(result.shape) == tuple(input_shape[:-1]) + (out_features,)
+    _assert_forward(result, module, x)
+
+
+# test_linear_empty: a batch of zero rows gives a (0, 7) output.
+def test_linear_empty(bench, device):
+    module = _make_linear(7, 7, True, device, torch.float32, seed=2)
+    x = torch.empty((0, 7), device=device)
+    result = bench(module, x)
+    assert tuple(result.shape) == (0, 7)
+    _assert_forward(result, module, x)
+
+
+# Extra leading batch dims are flattened through the matmul.
+def test_linear_batch_dims(bench, device):
+    module = _make_linear(10, 8, True, device, torch.float32, seed=3)
+    x = _make_input((2, 3, 10), device, torch.float32, seed=4)
+    result = bench(module, x)
+    assert tuple(result.shape) == (2, 3, 8)
+    _assert_forward(result, module, x)
+
+
+# A larger layer than upstream's, to time a realistic GEMM.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_linear_large(bench, device, dtype):
+    module = _make_linear(256, 128, True, device, dtype, seed=5)
+    x = _make_input((128, 256), device, dtype, seed=6)
+    result = bench(module, x)
+    _assert_forward(result, module, x)
+
+
+# test_linear_autograd (strided weight): gradients of a 4 -> 4 layer on a 1-D input.
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+def test_linear_autograd(bench, device, bias):
+    dtype = torch.float64
+    module = _make_linear(4, 4, bias, device, dtype, seed=7)
+    x = _make_input((4,), device, dtype, seed=8, requires_grad=True)
+    result = bench(module, x)
+    _assert_forward(result, module, x)
+    grad_output = np.random.default_rng(9).standard_normal(4)
+    result.backward(torch.from_numpy(grad_output).to(device))
+    weight = module.weight.detach().cpu().numpy()
+    torch.testing.assert_close(x.grad.cpu(), torch.from_numpy(weight.T @ grad_output))
+    torch.testing.assert_close(module.weight.grad.cpu(),
+                               torch.from_numpy(np.outer(grad_output, x.detach().cpu().numpy())))
+    if bias:
+        torch.testing.assert_close(module.bias.grad.cpu(), torch.from_numpy(grad_output))

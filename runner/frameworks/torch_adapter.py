@@ -1,0 +1,104 @@
+"""PyTorch: CPU, CUDA, and XLA devices through torch_xla with PJRT (`tpu`, `xla-cpu`)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional
+
+from .base import Adapter, DeviceUnavailable, flatten, off_device
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+    module = "torch"
+    devices = ("cpu", "cuda", "tpu", "xla-cpu")
+
+    def environment(self, device: str, mode: str) -> Dict[str, str]:
+        # PJRT picks its device from this variable when torch_xla is imported.
+        return {"tpu": {"PJRT_DEVICE": "TPU"}, "xla-cpu": {"PJRT_DEVICE": "CPU"}}.get(device, {})
+
+    @property
+    def xla(self) -> bool:
+        return self.device_kind in ("tpu", "xla-cpu")
+
+    def _setup(self) -> None:
+        import torch
+
+        if self.device_kind == "cpu":
+            self.handle = torch.device("cpu")
+        elif self.device_kind == "cuda":
+            if not torch.cuda.is_available():
+                raise DeviceUnavailable(
+                    f"torch {torch.__version__} sees no CUDA device (built for CUDA {torch.version.cuda})"
+                )
+            self.handle = torch.device("cuda", 0)
+        else:
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError as e:
+                raise DeviceUnavailable(f"torch_xla is not installed: {e}")
+            self.handle = xm.xla_device()
+            hw = xm.xla_device_hw(self.handle)
+            wanted = "TPU" if self.device_kind == "tpu" else "CPU"
+            if hw != wanted:
+                raise DeviceUnavailable(f"torch_xla selected a {hw} device, not {wanted} (PJRT_DEVICE={os.environ.get('PJRT_DEVICE')})")
+
+    def device_model(self) -> str:
+        import torch
+
+        if self.device_kind == "cuda":
+            return torch.cuda.get_device_name(self.handle)
+        if self.device_kind == "tpu":
+            return "TPU " + os.environ.get("TPU_ACCELERATOR_TYPE", "")
+        return super().device_model()
+
+    def facts(self) -> Dict[str, Any]:
+        import torch
+
+        facts: Dict[str, Any] = {"cuda_runtime": torch.version.cuda}
+        if self.xla:
+            import torch_xla
+
+            facts["torch_xla_version"] = torch_xla.__version__
+        return facts
+
+    def sync(self, out: Any) -> None:
+        import torch
+
+        if self.device_kind == "cuda":
+            torch.cuda.synchronize(self.handle)
+        elif self.xla:
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            # torch_xla.sync() replaced xm.mark_step(); either cuts the lazy graph and launches it.
+            (torch_xla.sync if hasattr(torch_xla, "sync") else xm.mark_step)()
+            xm.wait_device_ops()
+
+    def _xla_counters(self) -> Dict[str, int]:
+        import torch_xla.debug.metrics as met
+
+        return {name: met.counter_value(name) for name in met.counter_names()}
+
+    def snapshot(self) -> Any:
+        return self._xla_counters() if self.xla else None
+
+    def fallback(self, out: Any, before: Any) -> Optional[Dict[str, Any]]:
+        import torch
+
+        devices = [str(t.device) for t in flatten(out) if isinstance(t, torch.Tensor) and t.device != self.handle]
+        found = off_device(devices)
+        if self.xla:
+            # torch_xla counts every op it ran on the CPU instead under an "aten::" counter.
+            after = self._xla_counters()
+            ops = sorted(k for k, v in after.items() if k.startswith("aten::") and v > (before or {}).get(k, 0))
+            if ops:
+                found = dict(found or {}, ops=ops)
+        return found
+
+    def compilations(self) -> Optional[int]:
+        if not self.xla:
+            return None
+        import torch_xla.debug.metrics as met
+
+        data = met.metric_data("CompileTime")
+        return int(data[0]) if data else 0

@@ -1,0 +1,128 @@
+"""Failure categories (design.md, Outcomes) from an exception chain, plus per-case annotations.
+
+The classifier reads every exception in the chain (causes and contexts, not only the last line),
+because frameworks often wrap the informative error: TensorFlow's InvalidArgumentError around a
+missing-kernel message, torch_xla's RuntimeError around an XLA UNIMPLEMENTED status.
+Rules are ordered: the first that matches wins.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+# (type name, message) of each exception in the chain, outermost first.
+Chain = Sequence[Tuple[str, str]]
+
+_DTYPE_NAMES = (
+    r"half|bfloat16|float16|float64|double|complex\w*|c64|c128|f64|bf16|f16|bool|int8|int16|int64|uint\w*"
+    r"|long|short|byte|char|string|dt_\w+|ComplexFloat|ComplexDouble|BFloat16"
+)
+
+_RULES: List[Tuple[str, re.Pattern]] = [
+    ("memory", re.compile(
+        r"\b(MemoryError|OutOfMemoryError|ResourceExhaustedError|_ArrayMemoryError)\b"
+        r"|out of memory|\bOOM\b|RESOURCE_EXHAUSTED|Cannot allocate memory|Unable to allocate"
+        r"|Ran out of memory|failed to allocate", re.I)),
+    ("timeout", re.compile(r"\bTimeout\b|DEADLINE_EXCEEDED|timed out", re.I)),
+    ("crash", re.compile(r"Fatal Python error|Segmentation fault|core dumped|worker \S+ crashed|node down"
+                         r"|worker died|Aborted", re.I)),
+    ("type", re.compile(
+        r"not implemented for '(" + _DTYPE_NAMES + r")'"
+        r"|(unsupported|not supported|invalid|unimplemented|no kernel|not available)[^.\n]{0,80}\b(dtype|data ?type|element type)"
+        r"|\b(dtype|data ?type|element type)\b[^.\n]{0,80}(is not supported|unsupported|not supported|not implemented)"
+        r"|\b(" + _DTYPE_NAMES + r")\b[^.\n]{0,60}(is not supported|are not supported|unsupported|not implemented)"
+        r"|Unsupported (type|dtype)|Value passed to parameter '\w+' has DataType \w+ not in list of allowed values"
+        r"|type \w+ is not supported|The values for attribute 'dtype' do not match|No registered '\w+' OpKernel for '\w+' devices compatible with node[^\n]*T=DT_",
+        re.I)),
+    ("not_implemented", re.compile(
+        r"\b(NotImplementedError|UnimplementedError)\b|UNIMPLEMENTED|not implemented|no kernel"
+        r"|No registered '\w+' OpKernel|Could not satisfy (explicit )?device specification"
+        r"|Could not find (device|a kernel|kernel)|Could not run 'aten::|is not supported|not supported on"
+        r"|has no (GPU|TPU|CUDA|XLA) (kernel|implementation)|doesn't exist for this backend"
+        r"|Error while lowering|XLA builder error|only implemented on CPU|only supported on CPU|"
+        r"Cannot assign a device for operation|is not compiled with CUDA|Torch not compiled with", re.I)),
+    ("precision", re.compile(
+        r"\b(AssertionError|GradcheckError)\b|not close|Not equal to tolerance|Arrays are not (almost )?equal"
+        r"|Mismatched elements|mismatch", re.I)),
+]
+
+class CaseError(Exception):
+    """A curated case misuses the harness (bench called twice, no function marker): our bug."""
+
+
+# Errors that almost always mean our own case or its test dependencies are wrong, not the framework.
+_CASE_ERROR_TYPES = {"CaseError", "NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "FixtureLookupError",
+                     "ModuleNotFoundError", "ImportError"}
+# Errors that mean the same when they are raised by a line of the case itself.
+_CASE_ERROR_IF_RAISED_IN_CASE = {"TypeError", "AttributeError", "KeyError", "IndexError"}
+_CASE_ERROR_MESSAGE = re.compile(
+    r"fixture '\w+' not found|bench may be called once"
+    r"|The test (does not take|requires) parameters", re.I)
+
+
+def classify(chain: Chain, raised_in_case: bool = False, framework_modules: Sequence[str] = ()) -> str:
+    """The category of a failure. `raised_in_case`: the innermost traceback frame is in a curated module."""
+    if not chain:
+        return "other"
+    innermost_type, innermost_msg = chain[-1]
+    for type_name, message in chain:
+        if type_name in ("ModuleNotFoundError", "ImportError"):
+            missing = re.search(r"No module named '([\w.]+)'", message)
+            if missing and missing.group(1).split(".")[0] in framework_modules:
+                return "not_implemented"  # a framework's own submodule is absent: not our bug
+        if type_name in _CASE_ERROR_TYPES or _CASE_ERROR_MESSAGE.search(message):
+            return "case_error"
+    if innermost_type in _CASE_ERROR_IF_RAISED_IN_CASE and raised_in_case:
+        return "case_error"
+    text = "\n".join(f"{t}: {m}" for t, m in chain)
+    for category, pattern in _RULES:
+        if pattern.search(text):
+            return category
+    return "other"
+
+
+def exception_chain(exc: BaseException) -> List[Tuple[str, str]]:
+    """(type name, message) for exc and every cause or context below it, outermost first."""
+    chain: List[Tuple[str, str]] = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append((type(exc).__name__, str(exc)))
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return chain
+
+
+@dataclass
+class Annotation:
+    case: str  # a case id, where * matches any run of characters (brackets are literal, as in case ids)
+    category: str
+    reason: str
+    devices: Optional[List[str]] = None  # None: every device
+
+    def applies(self, case_id: str, device: str) -> bool:
+        pattern = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", self.case))
+        return re.fullmatch(pattern, case_id) is not None and (self.devices is None or device in self.devices)
+
+
+def load_annotations(path: Optional[str]) -> List[Annotation]:
+    """curated/annotations.json: a list of {case, category, reason, devices?}. A missing file is no annotations."""
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    return [Annotation(**entry) for entry in data]
+
+
+def annotated(annotations: Sequence[Annotation], case_id: str, device: str) -> Optional[Annotation]:
+    return next((a for a in annotations if a.applies(case_id, device)), None)
+
+
+def describe(chain: Chain) -> str:
+    """The message stored in the record: the innermost exception, which is the informative one."""
+    if not chain:
+        return ""
+    type_name, message = chain[-1]
+    return f"{type_name}: {message}"

@@ -1,0 +1,222 @@
+"""Runs a cell's cases in a pytest worker and replaces the worker when a case kills it.
+
+The worker imports the framework once and runs case after case. If a case segfaults, aborts, exits,
+is killed for memory or hangs past the per-case timeout, the supervisor records that case (it knows
+which one was running from the worker's events), starts a new worker, and the new worker skips every
+case already in the results file, exactly as `--resume` does after a killed run.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from runner.harness import classify as clf
+from runner.harness.config import ENV_CONFIG, ENV_EVENTS_FD, Config
+from runner.harness.events import Emitter, decode
+from runner.results import record, store
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump before the kill
+_INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
+
+
+class HarnessError(Exception):
+    """A problem with the whole cell run (bad --out, worker cannot start): one line for the user."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class WorkerEnd:
+    returncode: int
+    in_flight: Optional[Tuple[str, str]]  # (case id, function) running when the worker ended
+    timed_out: bool
+    finished: bool
+    error: Optional[dict]
+    progressed: bool
+
+
+def _die_with_parent() -> None:
+    """Worker pre-exec: die when the supervisor dies, so a killed run leaves no worker behind."""
+    os.setsid()
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Supervisor:
+    def __init__(self, cfg: Config, emit: Emitter):
+        self.cfg = cfg
+        self.emit = emit
+        self.log_path = os.path.splitext(cfg.out)[0] + ".log"
+        self.planned = False
+        self.proc: Optional[subprocess.Popen] = None
+
+    def prepare_output(self) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(self.cfg.out)), exist_ok=True)
+        try:
+            contents = store.read(self.cfg.out)
+        except store.CorruptResults as e:
+            raise HarnessError(str(e))
+        if contents.records and not self.cfg.resume:
+            raise HarnessError(f"{self.cfg.out} already holds results; pass --resume to continue it or choose another --out")
+        if self.cfg.resume:
+            torn = store.repair(self.cfg.out)
+            if torn is not None:
+                self.emit("warning", message=f"dropped a torn last line of {self.cfg.out} ({len(torn)} bytes)")
+
+    def worker_command(self) -> List[str]:
+        return [
+            sys.executable, "-m", "pytest",
+            "-c", _INI, "--rootdir", os.path.abspath(self.cfg.curated_root),
+            "-p", "runner.harness.plugin", "--import-mode=importlib", "-q", "-rN",
+            # pytest's faulthandler dumps every thread's stack when a case outlives the timeout: the
+            # log then shows where it hung before the supervisor kills the worker.
+            "-o", f"faulthandler_timeout={self.cfg.timeout_s}",
+            *[os.path.abspath(p) for p in self.cfg.case_paths()],
+        ]
+
+    def run(self) -> int:
+        self.prepare_output()
+        restarts = 0
+        while True:
+            end = self.run_worker()
+            if end.error is not None:
+                self.emit("error", **end.error)
+                return end.returncode or EXIT_USAGE
+            if end.finished and end.in_flight is None:
+                break
+            if end.in_flight is not None:
+                self.record_lost_case(end)
+            elif not end.progressed:
+                raise HarnessError(
+                    f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
+                    + self.log_tail(), code=5)
+            restarts += 1
+            self.emit("restart", reason=describe_exit(end.returncode, end.timed_out), restarts=restarts)
+        self.write_footer(restarts)
+        return EXIT_OK
+
+    def run_worker(self) -> WorkerEnd:
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ, **{ENV_CONFIG: self.cfg.to_json(), ENV_EVENTS_FD: str(write_fd)})
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                self.worker_command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                env=env, pass_fds=(write_fd,), preexec_fn=_die_with_parent,
+            )
+        os.close(write_fd)
+        in_flight: Optional[Tuple[str, str]] = None
+        started = time.monotonic()
+        timed_out = finished = progressed = False
+        error = None
+        buffer = b""
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                deadline = started + self.cfg.timeout_s + GRACE_S
+                wait = max(0.0, deadline - time.monotonic())
+                ready, _, _ = select.select([pipe], [], [], wait)
+                if not ready:
+                    timed_out = True
+                    self.kill_worker()
+                    break
+                chunk = pipe.read(65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    event = decode(line)
+                    if event is None:
+                        continue
+                    kind = event["event"]
+                    if kind == "collected":
+                        if not self.planned:
+                            self.planned = True
+                            self.emit("plan", pending=event["pending"], done=event["done"])
+                    elif kind == "start":
+                        in_flight = (event["case_id"], event["function"])
+                        started = time.monotonic()
+                        self.emit("start", case_id=event["case_id"], function=event["function"])
+                    elif kind == "end":
+                        in_flight = None
+                        progressed = True
+                        started = time.monotonic()
+                        self.emit("case", **{k: v for k, v in event.items() if k != "event"})
+                    elif kind == "finished":
+                        finished = True
+                    elif kind == "error":
+                        error = {k: v for k, v in event.items() if k != "event"}
+        returncode = self.proc.wait()
+        return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed)
+
+    def kill_worker(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def record_lost_case(self, end: WorkerEnd) -> None:
+        case_id, function = end.in_flight  # type: ignore[misc]
+        if end.timed_out:
+            category = "timeout"
+        elif end.returncode == -signal.SIGKILL:
+            category = "memory"  # a SIGKILL the supervisor did not send is the kernel's OOM killer
+        else:
+            category = "crash"
+        message = describe_exit(end.returncode, end.timed_out, self.cfg.timeout_s)
+        detail = self.log_tail()
+        if detail and category != "timeout":
+            message += f": {detail}"
+        rec = record.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
+                          outcome="failed", category=category, message=message, category_source="supervisor")
+        annotation = clf.annotated(clf.load_annotations(self.cfg.annotations_path()), case_id, self.cfg.device)
+        if annotation is not None:
+            rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
+        with store.Writer(self.cfg.out) as writer:
+            writer.append(rec)
+        self.emit("case", case_id=case_id, function=function, outcome="failed", category=rec["category"])
+
+    def log_tail(self) -> str:
+        """The most telling line the dead worker left in its log (faulthandler's, or the last one)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(max(0, os.path.getsize(self.log_path) - 8192))
+                lines = [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
+        except OSError:
+            return ""
+        for line in reversed(lines):
+            if line.startswith("Fatal Python error"):
+                return line
+        return lines[-1][:300] if lines else ""
+
+    def write_footer(self, restarts: int) -> None:
+        contents = store.read(self.cfg.out)
+        counts = record.count_outcomes(contents.cases)
+        with store.Writer(self.cfg.out) as writer:
+            writer.append(record.footer(counts, worker_restarts=restarts))
+        self.emit("finished", counts=counts, out=self.cfg.out)
+
+
+def describe_exit(returncode: int, timed_out: bool, timeout_s: Optional[float] = None) -> str:
+    if timed_out:
+        return f"exceeded the per-case timeout of {timeout_s:g} s and was killed" if timeout_s else "timed out"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the worker died with {name}"
+    return f"the worker exited with status {returncode}"

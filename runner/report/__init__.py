@@ -1,0 +1,1 @@
+"""Host-side views of results: per-cell summaries now, the full report later."""

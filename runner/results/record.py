@@ -1,0 +1,93 @@
+"""The results record: one JSON object a line, three kinds (header, case, footer).
+
+Kept as plain dicts built by small functions, because the harness side may use only the standard
+library; the keys listed here are the schema. Bump SCHEMA when a key changes meaning.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any, Dict, List, Optional
+
+SCHEMA = 1
+
+OUTCOMES = ("passed", "failed", "skipped", "missing_api")
+CATEGORIES = (
+    "not_implemented",
+    "type",
+    "precision",
+    "memory",
+    "timeout",
+    "crash",
+    "case_error",
+    "other",
+)
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def header(**fields: Any) -> Dict[str, Any]:
+    """fields: run_id, framework, framework_version, device, device_model, image, profile, python,
+    mode, host, runner_version, git_commit (and any extra facts, such as placement mode)."""
+    return {"record": "header", "schema": SCHEMA, "started_at": now(), **fields}
+
+
+def case(
+    *,
+    function: str,
+    module: str,
+    case_id: str,
+    params: Dict[str, str],
+    outcome: str,
+    category: Optional[str] = None,
+    message: Optional[str] = None,
+    duration_s: float = 0.0,
+    timing: Optional[Dict[str, Any]] = None,
+    fallback: Optional[Dict[str, Any]] = None,
+    **extra: Any,
+) -> Dict[str, Any]:
+    """One case's record. `timing` holds the bench measurement (see harness.timing.Measurement.as_record)."""
+    assert outcome in OUTCOMES, outcome
+    assert category is None or category in CATEGORIES, category
+    timing = timing or {}
+    return {
+        "record": "case",
+        "function": function,
+        "module": module,
+        "case_id": case_id,
+        "params": params,
+        "outcome": outcome,
+        "category": category,
+        "message": first_line(message),
+        "duration_s": duration_s,
+        "cold_s": timing.get("cold_s"),
+        "warm_samples_s": timing.get("warm_samples_s", []),
+        "warm_median_s": timing.get("warm_median_s"),
+        "warm_q1_s": timing.get("warm_q1_s"),
+        "warm_q3_s": timing.get("warm_q3_s"),
+        "compiled": timing.get("compiled"),
+        "recompiles": timing.get("recompiles"),
+        "fallback": fallback,
+        **extra,
+    }
+
+
+def footer(counts: Dict[str, int], **fields: Any) -> Dict[str, Any]:
+    return {"record": "footer", "finished_at": now(), "counts": counts, **fields}
+
+
+def first_line(message: Optional[str], limit: int = 500) -> Optional[str]:
+    if message is None:
+        return None
+    for line in str(message).splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
+
+
+def count_outcomes(cases: List[Dict[str, Any]]) -> Dict[str, int]:
+    counts = {o: 0 for o in OUTCOMES}
+    for c in cases:
+        counts[c["outcome"]] += 1
+    return counts

@@ -1,0 +1,40 @@
+"""Per-function verdicts from case records (the study's pass / partial / complete).
+
+`case_error` failures are our own bugs, not the framework's: they are left out of the verdict
+(design.md, Outcomes) and listed separately by the report.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Dict, Iterable, List
+
+VERDICTS = ("pass", "partial", "complete", "skipped", "missing", "case_error")
+
+
+def verdict(cases: Iterable[Dict[str, Any]]) -> str:
+    ran = []
+    skipped = missing = errors = 0
+    for c in cases:
+        if c["outcome"] == "missing_api":
+            missing += 1
+        elif c["outcome"] == "skipped":
+            skipped += 1
+        elif c["outcome"] == "failed" and c.get("category") == "case_error":
+            errors += 1
+        else:
+            ran.append(c["outcome"] == "passed")
+    if ran:
+        if all(ran):
+            return "pass"
+        return "complete" if not any(ran) else "partial"
+    if missing:
+        return "missing"
+    # Only our own broken cases: no verdict on the framework at all.
+    return "case_error" if errors and not skipped else "skipped"
+
+
+def by_function(cases: Iterable[Dict[str, Any]]) -> "OrderedDict[str, List[Dict[str, Any]]]":
+    groups: "OrderedDict[str, List[Dict[str, Any]]]" = OrderedDict()
+    for c in cases:
+        groups.setdefault(c["function"], []).append(c)
+    return groups

@@ -1,0 +1,101 @@
+"""The failure classifier on real failure messages: the study's 583 hand-labelled GPU and TPU failures,
+and exceptions raised for real here."""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runner.harness.classify import Annotation, annotated, classify, exception_chain
+
+MESSAGES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "failure-messages.jsonl"
+
+
+def _chain_from_study(row: dict) -> tuple[list, bool]:
+    """The exception chain and where it was raised, as far as the study's message and excerpt tell."""
+    match = re.match(r"^([\w.]+?)(?:: |$)(.*)", row["message"], re.S)
+    chain = [(match.group(1).split(".")[-1], match.group(2))] if match else [("Exception", row["message"])]
+    context = " ".join(l[1:].strip() for l in row["excerpt"].splitlines() if l.startswith("E "))
+    if context:
+        chain.insert(0, ("Context", context))
+    raised_at = re.findall(r"^(\S+\.py):\d+: \w+", row["excerpt"], re.M)
+    in_case = bool(raised_at) and "test" in raised_at[-1].rsplit("/", 1)[-1]
+    return chain, in_case
+
+
+@pytest.fixture(scope="module")
+def study() -> list[dict]:
+    if not MESSAGES.exists():
+        pytest.skip("the study's reference folder is not beside this checkout")
+    return [json.loads(l) for l in MESSAGES.open()]
+
+
+def test_agrees_with_the_studys_hand_labels(study):
+    confusion = Counter()
+    for row in study:
+        expected = "case_error" if row["label"] == "harness" else row["label"]
+        confusion[expected, classify(*_chain_from_study(row))] += 1
+    agree = sum(n for (e, g), n in confusion.items() if e == g)
+    assert agree / len(study) >= 0.85, confusion
+    # Per category: most of each label is found, and a framework failure is rarely blamed on our cases.
+    for label in ("not_implemented", "precision", "case_error"):
+        total = sum(n for (e, _), n in confusion.items() if e == label)
+        assert confusion[label, label] / total >= 0.8, (label, confusion)
+    wrongly_ours = sum(n for (e, g), n in confusion.items() if g == "case_error" and e != "case_error")
+    assert wrongly_ours <= 2, confusion
+
+
+@pytest.mark.parametrize("message, category", [
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "type"),
+    ("TypeError: Value passed to parameter 'x' has DataType bfloat16 not in list of allowed values: float32", "type"),
+    ("NotImplementedError: Could not run 'aten::_pin_memory' with arguments from the 'XLA' backend.", "not_implemented"),
+    ("tensorflow.python.framework.errors_impl.NotFoundError: No registered 'Sort' OpKernel for 'GPU' devices", "not_implemented"),
+    ("jaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: Eigendecomposition is only implemented on the CPU backend", "not_implemented"),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB", "memory"),
+    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate", "memory"),
+    ("AssertionError: Tensor-likes are not close! Mismatched elements: 3 / 2500 (0.1%)", "precision"),
+])
+def test_categories_of_known_framework_messages(message, category):
+    type_name, _, text = message.partition(": ")
+    assert classify([(type_name.rsplit(".", 1)[-1], text)]) == category
+
+
+def test_real_numpy_tolerance_failure_is_precision():
+    with pytest.raises(AssertionError) as info:
+        np.testing.assert_allclose(np.float32([1.0, 2.0]), np.float32([1.0, 2.1]), rtol=1e-6)
+    assert classify(exception_chain(info.value)) == "precision"
+
+
+def test_the_whole_chain_is_read():
+    try:
+        try:
+            raise NotImplementedError("no kernel for this device")
+        except NotImplementedError as inner:
+            raise RuntimeError("while running the op") from inner
+    except RuntimeError as outer:
+        chain = exception_chain(outer)
+    assert [t for t, _ in chain] == ["RuntimeError", "NotImplementedError"]
+    assert classify(chain) == "not_implemented"
+
+
+def test_our_own_mistakes_are_case_errors():
+    try:
+        undefined_name  # noqa: F821
+    except NameError as e:
+        assert classify(exception_chain(e)) == "case_error"
+    assert classify([("TypeError", "f() takes 1 positional argument but 2 were given")], raised_in_case=True) == "case_error"
+    # the same TypeError raised inside the framework is the framework's
+    assert classify([("TypeError", "f() takes 1 positional argument but 2 were given")]) == "other"
+    assert classify([("ModuleNotFoundError", "No module named 'hypothesis'")], framework_modules=("torch",)) == "case_error"
+    assert classify([("ModuleNotFoundError", "No module named 'torch._C._foo'")], framework_modules=("torch",)) == "not_implemented"
+
+
+def test_annotations_override_per_case_and_device():
+    notes = [Annotation(case="torch/test_x.py::test_y[*]", category="type", reason="why", devices=["tpu"])]
+    assert annotated(notes, "torch/test_x.py::test_y[bfloat16]", "tpu").reason == "why"
+    assert annotated(notes, "torch/test_x.py::test_y[bfloat16]", "cpu") is None
+    assert annotated(notes, "torch/test_x.py::test_z", "tpu") is None

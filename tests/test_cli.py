@@ -1,0 +1,82 @@
+"""Bad input gets one line naming the problem and the fix, a non-zero exit, and no traceback."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+RUNNER = [sys.executable, "-m", "runner.cli"]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([*RUNNER, *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200"))
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Path:
+    """A checkout whose matrix.toml a test may break, sharing the real curated cases and images."""
+    for name in ("curated", "images"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    shutil.copy(ROOT / "matrix.toml", tmp_path / "matrix.toml")
+    return tmp_path
+
+
+def test_unknown_image():
+    assert_one_line_error(run("bench", "--image", "jax-gpu9"), "unknown image", "jax-cpu")
+
+
+def test_unknown_framework():
+    assert_one_line_error(run("list", "--framework", "mxnet"), "unknown framework", "torch")
+
+
+def test_unknown_profile():
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--profile", "paper1999"), "unknown profile", "current")
+
+
+def test_functions_pattern_that_matches_nothing():
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--functions", "jax.nothing.*"),
+                          "matches no curated jax function", "runner list")
+
+
+def test_profile_whose_python_is_not_installed(project_copy):
+    text = (project_copy / "matrix.toml").read_text().replace('python = "3.11"', 'python = "3.99"', 1)
+    (project_copy / "matrix.toml").write_text(text)
+    assert_one_line_error(run("bench", "--image", "jax-cpu", cwd=project_copy), "Python 3.99", "install")
+
+
+def test_malformed_matrix(project_copy):
+    (project_copy / "matrix.toml").write_text("[profiles.current\npython = 3\n")
+    assert_one_line_error(run("list", cwd=project_copy), "matrix.toml", "TOML")
+
+
+def test_results_already_written_are_never_overwritten(project_copy):
+    out = project_copy / "results" / "r1"
+    out.mkdir(parents=True)
+    existing = out / "jax-cpu-current.jsonl"
+    existing.write_text('{"record": "header"}\n')
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--out", str(out), cwd=project_copy), "--resume")
+    assert existing.read_text() == '{"record": "header"}\n'
+
+
+def test_list_shows_every_curated_function():
+    proc = run("list", "--framework", "torch")
+    assert proc.returncode == 0
+    from runner import catalog
+
+    for f in catalog.curated(str(ROOT / "curated"), "torch"):
+        assert f.name in proc.stdout

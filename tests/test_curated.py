@@ -1,0 +1,47 @@
+"""Every curated module runs on the CPU in quick mode through the real harness, so CI catches a broken
+case; and the curated markers agree with the study's function list."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cases_of, harness
+
+from runner import catalog
+
+CSV = ROOT.parent / "shared" / "reference" / "curated-functions.csv"
+IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
+
+
+@pytest.mark.parametrize("framework", sorted(IMAGES))
+def test_curated_cases_run_on_cpu(framework, venv_for, tmp_path):
+    out = tmp_path / f"{framework}.jsonl"
+    rc, events = harness(venv_for(IMAGES[framework]), "--framework", framework, "--device", "cpu",
+                         "--out", str(out), "--curated", str(ROOT / "curated"), "--quick", "--timeout", "300")
+    assert rc == 0, events
+    cases = cases_of(out)
+    modules = {f.module for f in catalog.curated(str(ROOT / "curated"), framework)}
+    assert {c["module"] for c in cases} == modules  # every module ran
+    broken = [(c["case_id"], c["message"]) for c in cases if c["category"] == "case_error"]
+    assert not broken, broken
+    unexplained = [(c["case_id"], c["message"]) for c in cases
+                   if c["outcome"] == "failed" and c.get("category_source") != "annotation"]
+    assert not unexplained, "a failing case needs an entry in curated/annotations.json saying why"
+    for fn in {c["function"] for c in cases}:
+        assert sum(c["function"] == fn for c in cases) >= 3, f"{fn} has fewer than 3 cases"
+    timed = [c for c in cases if c["outcome"] == "passed"]
+    assert all(c["cold_s"] is not None and c["warm_samples_s"] for c in timed), "every passing case calls bench"
+
+
+@pytest.mark.skipif(not CSV.exists(), reason="the study's reference folder is not beside this checkout")
+def test_markers_match_the_study_list():
+    rows = {r["function"]: r for r in csv.DictReader(CSV.open()) if r["status"] == "curate"}
+    found = catalog.curated(str(ROOT / "curated"))
+    assert found
+    for f in found:
+        row = rows[f.name]
+        assert row["framework"] == f.framework
+        assert int(row["decile"]) == f.decile, f.name
+        assert (row["top20"] == "yes") == f.top20, f.name
+        assert (row["paper_label"] or None) == f.paper_label, f.name

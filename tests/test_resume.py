@@ -1,0 +1,52 @@
+"""SIGKILL the harness mid-run, resume, and the results file holds each case exactly once."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import FAULT_CASES, ROOT, cases_of, harness
+
+from runner.results import store
+
+
+def test_kill_then_resume_records_each_case_once(venv_for, tmp_path):
+    venv = venv_for("torch-cpu")
+    out = tmp_path / "steady.jsonl"
+    args = ["--framework", "torch", "--device", "cpu", "--out", str(out), "--curated", str(FAULT_CASES),
+            "--cases", str(FAULT_CASES / "torch" / "test_steady.py"), "--quick"]
+    proc = subprocess.Popen([str(venv / "bin" / "python"), "-m", "runner.harness", *args], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(cases_of(out)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = cases_of(out)
+    assert 4 <= len(before) < 12, "the kill should land mid-run"
+    # A kill during a write leaves a partial line: simulate one.
+    with open(out, "a") as f:
+        f.write('{"record": "case", "function": "torch.mul", "case_')
+    assert store.read(str(out)).torn is not None
+
+    rc, events = harness(venv, *args)
+    assert rc == 2  # without --resume an existing file is refused
+    assert any(e["event"] == "error" and "--resume" in e["message"] for e in events)
+
+    rc, events = harness(venv, *args, "--resume")
+    assert rc == 0, events
+    assert any(e["event"] == "warning" and "torn" in e["message"] for e in events)
+    contents = store.read(str(out))
+    assert contents.torn is None
+    ids = [c["case_id"] for c in contents.cases]
+    assert len(ids) == len(set(ids)) == 12
+    assert all(c["outcome"] == "passed" for c in contents.cases)
+    assert ids[: len(before)] == [c["case_id"] for c in before]  # earlier records kept, in place
+    assert sum(r["record"] == "header" for r in contents.records) == 1
+    assert contents.footer["counts"]["passed"] == 12
+    # every line is a whole JSON record
+    for line in out.read_text().splitlines():
+        json.loads(line)
