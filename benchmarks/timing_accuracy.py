@@ -1,0 +1,96 @@
+"""Timing accuracy: the warm median from `bench`'s protocol against each framework's reference timer,
+measured in the same process. Goal: within 5%, and a no-op under 10 microseconds.
+
+    python benchmarks/timing_accuracy.py        # runs itself inside each CPU cell's venv
+
+References: torch.utils.benchmark.Timer.blocked_autorange for PyTorch; for JAX and TensorFlow, timeit
+in blocks with the same sync the harness uses (block_until_ready, .numpy()).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import timeit
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def reference_timeit(call, sync, min_run_time: float = 1.0) -> float:
+    """Median per-call time over blocks of calls, each block long enough to hide the clock's cost."""
+    timer = timeit.Timer(lambda: sync(call()))
+    number, _ = timer.autorange()
+    blocks = max(5, int(min_run_time / max(1e-9, timer.timeit(number) / number * number)))
+    return statistics.median(t / number for t in timer.repeat(repeat=min(blocks, 50), number=number))
+
+
+def ops(framework: str):
+    """(label, fn, args) for a handful of CPU ops, inputs already placed."""
+    if framework == "torch":
+        import torch
+
+        a, b = torch.randn(512, 512), torch.randn(512, 512)
+        v = torch.randn(1_000_000)
+        return [("torch.mm 512x512", torch.mm, (a, b)), ("torch.exp 1e6", torch.exp, (v,)),
+                ("no-op", lambda: None, ())]
+    if framework == "jax":
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        a = jax.device_put(np.random.rand(512, 512).astype(np.float32))
+        v = jax.device_put(np.random.rand(1_000_000).astype(np.float32))
+        return [("jax.numpy.dot 512x512", jnp.dot, (a, a)), ("jax.numpy.exp 1e6", jnp.exp, (v,)),
+                ("no-op", lambda: None, ())]
+    import tensorflow as tf
+
+    a = tf.random.normal((512, 512))
+    v = tf.random.normal((1_000_000,))
+    return [("tf.linalg.matmul 512x512", tf.linalg.matmul, (a, a)), ("tf.math.exp 1e6", tf.math.exp, (v,)),
+            ("no-op", lambda: None, ())]
+
+
+def inner(framework: str) -> None:
+    from runner.frameworks import adapter_for
+    from runner.harness.timing import Policy, measure
+
+    adapter = adapter_for(framework)
+    os.environ.update(adapter.environment("cpu", "steady"))
+    adapter.setup("cpu", "steady")
+    for label, fn, args in ops(framework):
+        with adapter.scope():
+            call, _ = adapter.prepare(fn, args, {})
+            _, m = measure(call, adapter.sync, Policy())
+            ours = m.as_record()["warm_median_s"]
+            if framework == "torch":
+                import torch
+                from torch.utils.benchmark import Timer
+
+                # Timer defaults to one thread; the harness runs with torch's own thread count.
+                timer = Timer("call()", globals={"call": call}, num_threads=torch.get_num_threads())
+                ref = timer.blocked_autorange(min_run_time=1.0).median
+            else:
+                ref = reference_timeit(call, adapter.sync)
+        goal = "< 10 us" if label == "no-op" else "within 5%"
+        ok = ours < 10e-6 if label == "no-op" else abs(ours / ref - 1) <= 0.05
+        print(f"{label:<26} bench {ours * 1e6:>10.2f} us   reference {ref * 1e6:>10.2f} us   "
+              f"ratio {ours / ref:>5.3f}   goal {goal}: {'ok' if ok else 'MISSED'}", flush=True)
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--inner":
+        inner(sys.argv[2])
+        return
+    sys.path.insert(0, str(HERE))
+    from _venvs import ROOT, venv
+
+    for framework in ("torch", "jax", "tensorflow"):
+        python = venv(framework) / "bin" / "python"
+        env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
+        subprocess.run([str(python), __file__, "--inner", framework], env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

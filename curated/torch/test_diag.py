@@ -1,0 +1,93 @@
+"""torch.diag: cases adapted from pytorch/pytorch test/test_shape_ops.py (test_diag, test_diagonal) and test/test_tensor_creation_ops.py (test_diagflat, test_diag_embed).
+
+diag extracts a diagonal from a matrix or builds a matrix from a vector; both only move values,
+so results are compared exactly with np.diag.
+"""
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.diag", decile=90, top20=False)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _make(shape, dtype, device, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == torch.bool:
+        values = rng.random(shape) >= 0.5
+    elif dtype.is_complex:
+        values = rng.random(shape) + 1j * rng.random(shape)
+    elif dtype.is_floating_point:
+        values = rng.random(shape)
+    else:
+        values = rng.integers(-100, 100, size=shape)
+    return torch.from_numpy(np.asarray(values)).to(device=device, dtype=dtype)
+
+
+def _assert_diag(result, x, diagonal=0):
+    host = x.cpu()
+    host = host.float() if host.dtype == torch.bfloat16 else host
+    expected = torch.from_numpy(np.diag(host.numpy(), diagonal).copy())
+    assert result.dtype == x.dtype
+    got = result.cpu()
+    got = got.float() if got.dtype == torch.bfloat16 else got
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+# test_diag: the main diagonal of a 100x100 matrix (upstream: float and bool; here every dtype).
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool, torch.complex64],
+    ids=_ids,
+)
+def test_diag_matrix_to_vector(bench, device, dtype):
+    x = _make((100, 100), dtype, device, seed=0)
+    result = bench(torch.diag, x)
+    assert tuple(result.shape) == (100,)
+    _assert_diag(result, x)
+
+
+# test_diagonal: offset diagonals of a 100x100 matrix (17 upstream, plus below the main one),
+# and of rectangular matrices.
+@pytest.mark.parametrize("shape, diagonal", [((100, 100), 17), ((100, 100), -17), ((20, 100), 5), ((100, 20), -5)],
+                         ids=["sq+17", "sq-17", "wide+5", "tall-5"])
+def test_diag_offset(bench, device, shape, diagonal):
+    x = _make(shape, torch.float32, device, seed=1)
+    result = bench(torch.diag, x, diagonal)
+    _assert_diag(result, x, diagonal)
+
+
+# A non-contiguous (transposed) matrix.
+def test_diag_noncontiguous(bench, device):
+    x = _make((60, 80), torch.float32, device, seed=2).t()
+    assert not x.is_contiguous()
+    result = bench(torch.diag, x, 3)
+    _assert_diag(result, x, 3)
+
+
+# test_diagflat / test_diag_embed: a 100-vector becomes a diagonal matrix, also off the main diagonal.
+@pytest.mark.parametrize("diagonal", [0, 17, -17])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.complex128], ids=_ids)
+def test_diag_vector_to_matrix(bench, device, dtype, diagonal):
+    x = _make((100,), dtype, device, seed=3)
+    result = bench(torch.diag, x, diagonal)
+    assert tuple(result.shape) == (100 + abs(diagonal),) * 2
+    _assert_diag(result, x, diagonal)
+
+
+# Edge shapes: an empty vector gives a 0x0 matrix; an offset past the matrix gives an empty diagonal.
+@pytest.mark.parametrize("shape, diagonal", [((0,), 0), ((5, 5), 7)], ids=["empty_vector", "offset_past_edge"])
+def test_diag_empty(bench, device, shape, diagonal):
+    x = _make(shape, torch.float32, device, seed=4)
+    result = bench(torch.diag, x, diagonal)
+    _assert_diag(result, x, diagonal)
+
+
+# A larger input: a 2048-vector builds a 2048x2048 (16 MB) matrix.
+def test_diag_large(bench, device):
+    x = _make((2048,), torch.float32, device, seed=5)
+    result = bench(torch.diag, x)
+    _assert_diag(result, x)
