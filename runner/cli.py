@@ -104,7 +104,7 @@ def run_matrix(
                                                          run_id=run_id))
                 outcomes.append((name, p, f"ran: {path.name}"))
             except UserError as e:  # one failed cell is recorded; the matrix goes on
-                err.print(f"[red]{name} ({p}) did not run: {e}")
+                err.print(f"[red]{name} ({p}) did not run: {e}", soft_wrap=True)
                 outcomes.append((name, p, f"not run: {e}"))
     t = Table(title=f"matrix run {run_id}")
     for col in ("image", "profile", "result"):
@@ -120,7 +120,7 @@ def main() -> None:
     try:
         app()
     except UserError as e:
-        err.print(f"[red]error:[/] {e}", highlight=False)
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
         sys.exit(e.code)
 
 

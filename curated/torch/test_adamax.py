@@ -82,7 +82,8 @@ def _run_and_check(bench, opt, params, lrs, weight_decay=0.0, maximize=False):
         steps = int(opt.state[p]["step"])
         assert steps >= 1
         expected = _numpy_adamax(p0, g, steps, lr, weight_decay, maximize)
-        torch.testing.assert_close(p.detach().cpu().reshape(-1)[torch.from_numpy(idx)], torch.from_numpy(expected))
+        got = p.detach().cpu().reshape(-1)[torch.from_numpy(idx)]
+        torch.testing.assert_close(got, torch.from_numpy(expected))
 
 
 # _test_basic_cases(Adamax([weight, bias], lr=1e-1, maximize=..., foreach=...)).

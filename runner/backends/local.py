@@ -6,6 +6,7 @@ pins, constraints): created on first use, reused after, rebuilt when an input ch
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,8 @@ def ensure_venv(image: ImageSpec, profile: Profile, log: Callable[[str], None] =
                "-r", str(req), "-c", str(con)]
         for link in profile.find_links:
             cmd += ["--find-links", link]
-        _run(cmd, f"install the {profile.name} pins of {image.name}")
+        where = f" (packages come from PyPI and {', '.join(profile.find_links)})" if profile.find_links else ""
+        _run(cmd, f"install the {profile.name} pins of {image.name}{where}")
     for old in venv.parent.glob(f"{image.name}-{profile.name}-*"):
         if old != venv:
             shutil.rmtree(old, ignore_errors=True)  # superseded by a changed spec
@@ -63,7 +65,9 @@ def ensure_venv(image: ImageSpec, profile: Profile, log: Callable[[str], None] =
 def _run(cmd: list, what: str) -> None:
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
     if proc.returncode != 0:
-        errors = [l for l in (proc.stderr + proc.stdout).splitlines() if l.startswith("ERROR")]
+        # pip's most telling line: which requirement failed, not its generic closing advice.
+        errors = [l for l in (proc.stderr + proc.stdout).splitlines() if l.startswith("ERROR")
+                  and not re.match(r"ERROR: (ResolutionImpossible|Ignored the following)", l)]
         detail = errors[-1] if errors else (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise UserError(f"could not {what}: {detail}", code=3)
 
