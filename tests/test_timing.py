@@ -58,3 +58,12 @@ def test_recompilations_during_warm_samples_are_counted():
     _, m = measure(fn, lambda out: None, Policy(warmup_count=1, warmup_time_s=0, min_count=4, min_time_s=0),
                    counter=lambda: count["n"])
     assert m.recompiles == len(m.warm_samples_s)
+
+
+def test_record_keeps_every_statistic_but_a_bounded_sample_list():
+    _, m = measure(lambda: None, lambda out: None,
+                   Policy(warmup_count=0, warmup_time_s=0, min_count=5000, min_time_s=0, max_time_s=5))
+    rec = m.as_record()
+    assert rec["warm_count"] == len(m.warm_samples_s) >= 5000
+    assert len(rec["warm_samples_s"]) <= 1000
+    assert rec["warm_samples_s"][0] == m.warm_samples_s[0]

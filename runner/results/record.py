@@ -63,6 +63,7 @@ def case(
         "duration_s": duration_s,
         "cold_s": timing.get("cold_s"),
         "warm_samples_s": timing.get("warm_samples_s", []),
+        "warm_count": timing.get("warm_count", 0),
         "warm_median_s": timing.get("warm_median_s"),
         "warm_q1_s": timing.get("warm_q1_s"),
         "warm_q3_s": timing.get("warm_q3_s"),
