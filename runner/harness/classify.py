@@ -30,7 +30,7 @@ _RULES: List[Tuple[str, re.Pattern]] = [
     ("crash", re.compile(r"Fatal Python error|Segmentation fault|core dumped|worker \S+ crashed|node down"
                          r"|worker died|Aborted", re.I)),
     ("type", re.compile(
-        r"not implemented for '(" + _DTYPE_NAMES + r")'"
+        r"not implemented for '\w+'"  # PyTorch names the dtype its kernel lacks
         r"|(unsupported|not supported|invalid|unimplemented|no kernel|not available)[^.\n]{0,80}\b(dtype|data ?type|element type)"
         r"|\b(dtype|data ?type|element type)\b[^.\n]{0,80}(is not supported|unsupported|not supported|not implemented)"
         r"|\b(" + _DTYPE_NAMES + r")\b[^.\n]{0,60}(is not supported|are not supported|unsupported|not implemented)"
