@@ -22,8 +22,8 @@ ROUNDS = 5
 def reference_timeit(call, sync, min_run_time: float = 1.0) -> float:
     """Median per-call time over blocks of calls, each block long enough to hide the clock's cost."""
     timer = timeit.Timer(lambda: sync(call()))
-    number, _ = timer.autorange()
-    blocks = max(5, int(min_run_time / max(1e-9, timer.timeit(number) / number * number)))
+    number, block_s = timer.autorange()  # autorange already timed one block of `number` calls
+    blocks = max(5, int(min_run_time / max(1e-9, block_s)))
     return statistics.median(t / number for t in timer.repeat(repeat=min(blocks, 50), number=number))
 
 

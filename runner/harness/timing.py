@@ -57,7 +57,6 @@ class Measurement:
             "cold_s": self.cold_s,
             "warm_samples_s": samples[::stride],
             "warm_count": len(samples),
-            "warm_samples_stride": stride,
             "warm_median_s": med,
             "warm_q1_s": q1,
             "warm_q3_s": q3,
