@@ -10,11 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from runner import catalog, cell, images, matrix
+from runner import catalog, cell, images, matrix, matrix_run
 from runner.errors import UserError
 from runner.frameworks import FRAMEWORKS
 from runner.progress import CellProgress
 from runner.report import summary
+from runner.results import merge
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Measure which functions of TensorFlow, PyTorch and JAX run on which device, and how fast.")
@@ -36,11 +37,36 @@ def new_run_id() -> str:
     return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def _bench_one(root: Path, req: cell.CellRequest) -> Path:
-    with CellProgress(console, f"{req.image} ({req.profile})") as progress:
-        out = cell.run_cell(root, req, progress, log=lambda s: progress.console.print(f"[dim]{s}"))
-    console.print(summary.table(out))
-    return out
+def load_matrix(root: Path, path: Optional[Path]) -> matrix.Matrix:
+    return matrix.load(path.resolve() if path else root / "matrix.toml")
+
+
+def _cell_display(cell: matrix_run.PlannedCell, repeat: int, index: int, total: int) -> CellProgress:
+    label = f"{cell.image} ({cell.profile})" + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
+    return CellProgress(console, label, overall=(index, total) if total > 1 else None)
+
+
+def _run(root: Path, m: matrix.Matrix, cells: list[matrix_run.PlannedCell], out: Optional[Path],
+         opts: matrix_run.Options, resume: bool) -> None:
+    run_dir = (out or root / "results" / new_run_id()).resolve()
+    if resume and not run_dir.exists():
+        raise UserError(f"--resume: {run_dir} does not exist; pass the --out of the run to continue")
+    several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
+    merged_path = matrix_run.run(
+        root, m, cells, run_dir, run_dir.name, opts, resume, _cell_display,
+        on_error=lambda c, e: several and err.print(f"[red]{c.key} failed:[/] {e}", highlight=False, soft_wrap=True))
+    merged = merge.load(run_dir)
+    (run_dir / "summary.md").write_text(summary.matrix_markdown(merged))
+    for path in sorted(run_dir.glob("*.jsonl")):
+        console.print(summary.table(path))
+    console.print(summary.matrix_table(merged))
+    console.print(f"merged results: {merged_path}\nsummary: {run_dir / 'summary.md'}")
+    failed = [c for c in merged["cells"] if c["status"] == "failed"]
+    if not any(c["status"] == "done" for c in merged["cells"]):
+        raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)
+
+
+_BACKEND_HELP = "docker, local (a venv from the image spec) or auto (docker when an engine answers)"
 
 
 @app.command()
@@ -49,24 +75,28 @@ def bench(
     profile: str = typer.Option("current", help="a version profile of matrix.toml"),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
-    mode: str = typer.Option("steady", help="steady (warm-up, many samples) or paper (the 2023 method)"),
+    mode: Optional[str] = typer.Option(None, help="steady (warm-up, many samples) or paper (the 2023 method)"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
-    timeout: float = typer.Option(900.0, help="per-case timeout in seconds"),
+    timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
+    repeats: int = typer.Option(1, help="run the cell this many times"),
     resume: bool = typer.Option(False, help="continue a killed run in the same --out"),
-    backend: str = typer.Option("local", help="local (a venv built from the image spec)"),
+    backend: str = typer.Option("auto", help=_BACKEND_HELP),
+    base: Optional[str] = typer.Option(None, help="docker: the base image to build on (e.g. an offline one)"),
+    matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
 ) -> None:
-    """Run one framework's curated cases on one device; write <out>/<framework>-<device>-<profile>.jsonl."""
-    if mode not in ("steady", "paper"):
+    """Run one image's curated cases on its device; write <out>/<framework>-<device>-<profile>.jsonl and merged.json."""
+    if mode not in (None, *matrix.MODES):
         raise UserError(f"unknown --mode {mode!r}; choose steady or paper")
-    if backend != "local":
-        raise UserError(f"unknown --backend {backend!r}; this version has the local backend only")
     root = project_root()
-    run_id = out.name if out else new_run_id()
-    req = cell.CellRequest(image=image, profile=profile, out_dir=out or root / "results" / run_id,
-                           functions=functions or [], mode=mode, quick=quick, timeout_s=timeout, resume=resume,
-                           run_id=run_id)
-    path = _bench_one(root, req)
-    console.print(f"results: {path}")
+    m = load_matrix(root, matrix_file)
+    opts = matrix_run.Options(backend=backend, quick=quick, functions=functions or [], base=base, mode=mode,
+                              timeout_s=timeout, repeats=repeats)
+    spec = images.load(root / "images", image)
+    cell.check_functions(root, spec.framework, opts.functions)
+    cells = matrix_run.plan(root, m, opts, [profile], only=[image])
+    if cells[0].status != "pending":
+        raise UserError(f"{image} ({profile}) cannot run here: {cells[0].reason}", code=3)
+    _run(root, m, cells, out, opts, resume)
 
 
 @app.command("list")
@@ -87,33 +117,68 @@ def list_functions(framework: Optional[str] = typer.Option(None, help="torch, te
 @app.command("matrix")
 def run_matrix(
     profile: Optional[List[str]] = typer.Option(None, "--profile", help="profiles to run (default: matrix.toml's)"),
-    quick: bool = typer.Option(False, help="few warm samples"),
+    backend: str = typer.Option("auto", help=_BACKEND_HELP),
+    functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
+    quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
+    repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
+    base: Optional[str] = typer.Option(None, help="docker: the base image of every cell (e.g. an offline one)"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
+    resume: bool = typer.Option(False, help="continue a killed matrix run in the same --out"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="list the cells, their backend and why any cannot run"),
+    matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
 ) -> None:
-    """Run every cell of matrix.toml on this host, one after another, then print a summary."""
+    """Run every cell of matrix.toml this host can, one after another; merge into <out>/merged.json."""
     root = project_root()
-    m = matrix.load(root / "matrix.toml")
-    profiles = profile or m.matrix_profiles or ["current"]
-    run_id = out.name if out else new_run_id()
-    out_dir = out or root / "results" / run_id
-    outcomes: list[tuple[str, str, str]] = []
-    for p in profiles:
-        for name in m.images:
+    m = load_matrix(root, matrix_file)
+    opts = matrix_run.Options(backend=backend, quick=quick, functions=functions or [], base=base, repeats=repeats)
+    cells = matrix_run.plan(root, m, opts, profile)
+    if dry_run:
+        t = Table(title=f"{len(cells)} cells, backend {opts.backend}")
+        for col in ("image", "profile", "device", "repeats", "will", "reason"):
+            t.add_column(col, overflow="fold")
+        for c in cells:
+            t.add_row(c.image, c.profile, c.device, str(c.repeats), "run" if c.status == "pending" else c.status,
+                      c.reason or "")
+        console.print(t)
+        return
+    _run(root, m, cells, out, opts, resume)
+
+
+images_app = typer.Typer(no_args_is_help=True, help="Build the Docker images of images/ for matrix.toml's profiles.")
+app.add_typer(images_app, name="images")
+
+
+@images_app.command("build")
+def images_build(
+    image: Optional[List[str]] = typer.Option(None, "--image", help="images to build (default: the matrix's cells)"),
+    profile: Optional[List[str]] = typer.Option(None, "--profile", help="profiles (default: matrix.toml's)"),
+    base: Optional[str] = typer.Option(None, help="the base image instead of the profile's (e.g. an offline one)"),
+    matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
+) -> None:
+    """Build (or reuse) each image for each profile; the tag names image, profile and a hash of its inputs."""
+    from runner.backends import docker_engine
+
+    root = project_root()
+    m = load_matrix(root, matrix_file)
+    c = docker_engine.client()
+    failed = 0
+    for p in profile or m.matrix_profiles:
+        for name in image or matrix_run.cell_images(root, m):
+            spec = images.load(root / "images", name)
+            settings = m.settings(spec.name, spec.framework, spec.device, p)
+            if settings.excluded:
+                console.print(f"[dim]{name} ({p}): excluded: {settings.excluded}")
+                continue
             try:
-                path = _bench_one(root, cell.CellRequest(image=name, profile=p, out_dir=out_dir, quick=quick,
-                                                         run_id=run_id))
-                outcomes.append((name, p, f"ran: {path.name}"))
-            except UserError as e:  # one failed cell is recorded; the matrix goes on
-                err.print(f"[red]{name} ({p}) did not run: {e}", soft_wrap=True)
-                outcomes.append((name, p, f"not run: {e}"))
-    t = Table(title=f"matrix run {run_id}")
-    for col in ("image", "profile", "result"):
-        t.add_column(col)
-    for row in outcomes:
-        t.add_row(*row)
-    console.print(t)
-    if not any(r[2].startswith("ran") for r in outcomes):
-        raise UserError("no cell of the matrix could run; see the reasons above")
+                built = docker_engine.ensure_image(root, spec, settings.profile,
+                                                   base or settings.base or settings.profile.base_for(spec.device),
+                                                   log=lambda s: console.print(f"[dim]{s}", highlight=False), c=c)
+                console.print(f"{name} ({p}): {built.tag} {'(up to date)' if built.reused else '(built)'}")
+            except UserError as e:  # the other images still build
+                failed += 1
+                err.print(f"[red]{name} ({p}):[/] {e}", highlight=False, soft_wrap=True)
+    if failed:
+        raise UserError(f"{failed} image(s) failed to build; see above", code=3)
 
 
 def main() -> None:

@@ -1,13 +1,31 @@
-"""Image specs (images/<name>/image.toml) and what one needs for a profile: requirements and a hash."""
+"""Image specs (images/<name>/image.toml) and what one needs for a profile: requirements, constraints, a hash.
+
+image.toml names the packages an image installs; matrix.toml's profile gives their versions. A package
+may carry extras (`jax[cuda12]`); the pin is looked up by its bare name.
+"""
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from runner.errors import UserError
 from runner.matrix import Profile
+
+_REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9_,.-]+\])?$")
+_VERSION = re.compile(r"^[0-9][0-9A-Za-z.+!*-]*$")
+# Packages whose version follows from the framework's own requirements (e.g. numpy, scipy for JAX).
+_UNPINNED_OK = {"numpy", "scipy"}
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pins(profile: Profile) -> dict[str, str]:
+    return {canonical(k): v for k, v in profile.packages.items()}
 
 
 @dataclass(frozen=True)
@@ -17,34 +35,43 @@ class ImageSpec:
     framework: str
     device: str
     packages: tuple[str, ...]
+    find_links: tuple[str, ...] = ()  # package indexes of the device's runtime (libtpu), not versions
+
+    @property
+    def dockerfile(self) -> Path:
+        return self.folder / "Dockerfile"
 
     def requirements(self, profile: Profile) -> list[str]:
         """One pinned line per package the image installs; every version comes from the profile."""
-        missing = [p for p in self.packages if p not in profile.packages and p not in _UNPINNED_OK]
-        if missing:
-            raise UserError(
-                f"profile {profile.name!r} pins no version of {missing[0]!r}, which image {self.name} installs; "
-                f"add it to [profiles.{profile.name}.packages] in matrix.toml"
-            )
-        return [f"{p}=={profile.packages[p]}" if p in profile.packages else p for p in self.packages]
+        pins, lines = _pins(profile), []
+        for entry in self.packages:
+            name = canonical(_REQUIREMENT.match(entry).group(1))
+            value = pins.get(name)
+            if value is None and name not in _UNPINNED_OK:
+                raise UserError(f"profile {profile.name!r} pins no version of {name!r}, which image {self.name} "
+                                f"installs; add it to [profiles.{profile.name}.packages] in matrix.toml")
+            lines.append(entry if value is None else f"{entry}=={value}" if _VERSION.match(value) else value)
+        return lines
 
     def constraints(self, profile: Profile) -> list[str]:
-        """Every pin of the profile, so that a dependency the image pulls in gets the profile's version."""
+        """Every plain pin of the profile, so that a dependency the image pulls in gets the profile's version."""
+        lines = [f"{name}=={v}" for name, v in sorted(_pins(profile).items()) if _VERSION.match(v)]
         lock = self.folder / f"lock-{profile.name}.txt"
-        lines = [f"{p}=={v}" for p, v in sorted(profile.packages.items())]
         if lock.exists():
             lines += [l.strip() for l in lock.read_text().splitlines() if l.strip() and not l.startswith("#")]
         return lines
 
-    def input_hash(self, profile: Profile) -> str:
-        text = "\n".join(
-            [profile.python, *self.requirements(profile), "--", *self.constraints(profile), "--", *profile.find_links]
-        )
+    def package_sources(self, profile: Profile) -> list[str]:
+        return [*profile.find_links, *self.find_links]
+
+    def input_hash(self, profile: Profile, *extra: str) -> str:
+        text = "\n".join([profile.python, *self.requirements(profile), "--", *self.constraints(profile), "--",
+                          *self.package_sources(profile), "--", *extra])
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-# Packages whose version follows from the framework's own requirements (e.g. numpy, scipy for JAX).
-_UNPINNED_OK = {"numpy", "scipy"}
+def specs(images_dir: Path) -> list[ImageSpec]:
+    return [load(images_dir, name) for name in available(images_dir)]
 
 
 def available(images_dir: Path) -> list[str]:
@@ -58,7 +85,11 @@ def load(images_dir: Path, name: str) -> ImageSpec:
         raise UserError(f"unknown image {name!r}; choose one of {', '.join(available(images_dir)) or '(none found)'}")
     try:
         data = tomllib.loads(spec_file.read_text())
-        return ImageSpec(name=name, folder=folder, framework=data["framework"], device=data["device"],
-                         packages=tuple(data["packages"]))
+        spec = ImageSpec(name=name, folder=folder, framework=data["framework"], device=data["device"],
+                         packages=tuple(data["packages"]), find_links=tuple(data.get("find_links", ())))
     except (tomllib.TOMLDecodeError, KeyError) as e:
         raise UserError(f"{spec_file}: {e}; it needs framework, device and packages")
+    bad = [p for p in spec.packages if not _REQUIREMENT.match(p)]
+    if bad:
+        raise UserError(f"{spec_file}: {bad[0]!r} is not a package name (versions belong in matrix.toml)")
+    return spec

@@ -1,11 +1,21 @@
-"""matrix.toml -> validated profiles and the list of cells to run."""
+"""matrix.toml -> a validated model: version profiles, the framework x device matrix, excludes, overrides.
+
+Every error names the file, the line where we could find it and the fix, in one line.
+"""
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from runner.errors import UserError
+from runner.frameworks import FRAMEWORKS
+from runner.frameworks.base import DEVICE_KINDS
+
+MODES = ("steady", "paper")
 
 
 @dataclass(frozen=True)
@@ -14,49 +24,224 @@ class Profile:
     python: str
     packages: dict[str, str]
     find_links: tuple[str, ...] = ()
+    bases: dict[str, str] = field(default_factory=dict)  # device kind -> base image, "{python}" filled in
     description: str = ""
+
+    def base_for(self, device: str) -> str:
+        if device not in self.bases:
+            raise UserError(f"profile {self.name!r} names no base image for {device} images; "
+                            f"add {device} = \"...\" to [profiles.{self.name}.bases] in matrix.toml or pass --base")
+        return self.bases[device].format(python=self.python)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Which cells an exclude or override applies to: every key given must match."""
+    image: str | None = None
+    framework: str | None = None
+    device: str | None = None
+    profile: str | None = None
+
+    def matches(self, image: str, framework: str, device: str, profile: str) -> bool:
+        wanted = {"image": image, "framework": framework, "device": device, "profile": profile}
+        return all(getattr(self, k) in (None, v) for k, v in wanted.items())
+
+
+@dataclass(frozen=True)
+class Exclude:
+    rule: Rule
+    reason: str
+
+
+@dataclass(frozen=True)
+class Override:
+    rule: Rule
+    settings: dict[str, Any]  # python, packages, find_links, base, timeout, repeats
+
+
+@dataclass(frozen=True)
+class CellSettings:
+    """What one cell (an image for a profile) runs with, after the overrides that match it."""
+    profile: Profile
+    repeats: int
+    timeout_s: float
+    cell_timeout_s: float
+    mode: str
+    base: str | None  # an override's base image, else the profile's for the device
+    excluded: str | None  # the reason, when an exclude matches
 
 
 @dataclass
 class Matrix:
     path: Path
     profiles: dict[str, Profile]
-    images: list[str] = field(default_factory=list)
-    matrix_profiles: list[str] = field(default_factory=list)
+    frameworks: list[str] = field(default_factory=lambda: list(FRAMEWORKS))
+    devices: list[str] = field(default_factory=lambda: ["cpu"])
+    matrix_profiles: list[str] = field(default_factory=lambda: ["current"])
+    include: list[str] = field(default_factory=list)
+    repeats: int = 1
+    timeout_s: float = 900.0
+    cell_timeout_s: float = 6 * 3600.0
+    mode: str = "steady"
+    excludes: list[Exclude] = field(default_factory=list)
+    overrides: list[Override] = field(default_factory=list)
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
             raise UserError(f"unknown profile {name!r}; {self.path.name} defines {', '.join(sorted(self.profiles))}")
         return self.profiles[name]
 
+    def settings(self, image: str, framework: str, device: str, profile: str) -> CellSettings:
+        p = self.profile(profile)
+        repeats, timeout, base = self.repeats, self.timeout_s, None
+        for o in self.overrides:
+            if not o.rule.matches(image, framework, device, profile):
+                continue
+            s = o.settings
+            p = replace(p, python=str(s.get("python", p.python)), packages={**p.packages, **s.get("packages", {})},
+                        find_links=p.find_links + tuple(s.get("find_links", ())))
+            repeats, timeout, base = s.get("repeats", repeats), float(s.get("timeout", timeout)), s.get("base", base)
+        excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
+        return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s, mode=self.mode,
+                            base=base.format(python=p.python) if base else None, excluded=excluded)
 
-_PROFILE_KEYS = {"python", "packages", "find_links", "description"}
+
+# --- validation -------------------------------------------------------------------------------------------------
+
+_MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode"}
+_PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
+_RULE_KEYS = {"image", "framework", "device", "profile"}
+_OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats"}
+
+
+class _Source:
+    """The text of matrix.toml, to name the line of a problem that tomllib itself does not locate."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.lines = path, text.splitlines()
+
+    def fail(self, problem: str, fix: str, *needles: str) -> UserError:
+        line = self.line_of(*needles)
+        where = f"{self.path.name} line {line}" if line else self.path.name
+        return UserError(f"{where}: {problem}; {fix}")
+
+    def line_of(self, *needles: str) -> int | None:
+        for needle in needles:
+            pattern = re.compile(rf"^\s*\[*\s*{re.escape(needle)}\b|[\"']{re.escape(needle)}[\"']")
+            for i, line in enumerate(self.lines, 1):
+                if pattern.search(line.split("#", 1)[0]):
+                    return i
+        return None
+
+
+def _suggest(word: str, allowed) -> str:
+    close = difflib.get_close_matches(word, sorted(allowed), n=1)
+    return f"did you mean {close[0]!r}?" if close else f"allowed: {', '.join(sorted(allowed))}"
+
+
+def _check_keys(src: _Source, table: dict, allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise src.fail(f"unknown key {key!r} in {where}", _suggest(key, allowed), key)
+
+
+def _check_choice(src: _Source, value: Any, allowed, what: str) -> None:
+    if value not in allowed:
+        raise src.fail(f"unknown {what} {value!r}", _suggest(str(value), allowed), str(value))
+
+
+def _list_of_str(src: _Source, table: dict, key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise src.fail(f"{where} {key} must be a list of strings", f'write {key} = ["..."]', key)
+    return value
+
+
+def _positive(src: _Source, table: dict, key: str, default, kind=int):
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (kind is int and value != int(value)):
+        raise src.fail(f"{key} = {value!r} is not a positive {'whole ' if kind is int else ''}number",
+                       f"write e.g. {key} = {default}", key)
+    return kind(value)
+
+
+def _rule(src: _Source, body: dict, where: str, profiles: dict) -> Rule:
+    rule = Rule(**{k: body.get(k) for k in _RULE_KEYS})
+    if rule.framework is not None:
+        _check_choice(src, rule.framework, FRAMEWORKS, f"framework in {where}")
+    if rule.device is not None:
+        _check_choice(src, rule.device, DEVICE_KINDS, f"device in {where}")
+    if rule.profile is not None:
+        _check_choice(src, rule.profile, profiles, f"profile in {where}")
+    if rule == Rule():
+        raise src.fail(f"a {where} matches every cell", "give at least one of image, framework, device, profile", where)
+    return rule
+
+
+def _profile(src: _Source, name: str, body: Any) -> Profile:
+    where = f"[profiles.{name}]"
+    if not isinstance(body, dict):
+        raise src.fail(f"profiles.{name} is not a table", f"write [profiles.{name}] with python and packages", name)
+    _check_keys(src, body, _PROFILE_KEYS, where)
+    if not isinstance(body.get("python"), str) or not re.fullmatch(r"3\.\d+", body["python"]):
+        raise src.fail(f"{where} needs python = \"3.x\" (a minor version, quoted)", 'write e.g. python = "3.11"', name)
+    for table in ("packages", "bases"):
+        if not isinstance(body.get(table, {}), dict):
+            raise src.fail(f"{where} {table} is not a table", f"write [profiles.{name}.{table}]", table)
+    if not body.get("packages"):
+        raise src.fail(f"{where} pins no packages", f"add a [profiles.{name}.packages] table of name = \"version\"", name)
+    for device in body.get("bases", {}):
+        _check_choice(src, device, DEVICE_KINDS, f"device in [profiles.{name}.bases]")
+    return Profile(name=name, python=body["python"], packages={k: str(v) for k, v in body["packages"].items()},
+                   find_links=tuple(_list_of_str(src, body, "find_links", where)), bases=dict(body.get("bases", {})),
+                   description=body.get("description", ""))
 
 
 def load(path: Path) -> Matrix:
     try:
-        data = tomllib.loads(path.read_text())
+        text = path.read_text()
     except FileNotFoundError:
-        raise UserError(f"{path} not found; run from the project root or pass --matrix")
+        raise UserError(f"{path} not found; run from the project checkout, where matrix.toml is")
+    src = _Source(path, text)
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{path}: {e}; fix the TOML syntax there")
-    unknown = set(data) - {"matrix", "profiles"}
-    if unknown:
-        raise UserError(f"{path}: unknown table [{sorted(unknown)[0]}]; allowed: [matrix], [profiles.<name>]")
-    profiles = {}
-    for name, body in data.get("profiles", {}).items():
-        extra = set(body) - _PROFILE_KEYS
-        if extra:
-            raise UserError(f"{path}: [profiles.{name}] has unknown key {sorted(extra)[0]!r}; allowed: {', '.join(sorted(_PROFILE_KEYS))}")
-        if "python" not in body or not isinstance(body.get("packages"), dict):
-            raise UserError(f"{path}: [profiles.{name}] needs python = \"3.x\" and a [profiles.{name}.packages] table")
-        profiles[name] = Profile(name=name, python=str(body["python"]), packages=dict(body["packages"]),
-                                 find_links=tuple(body.get("find_links", ())), description=body.get("description", ""))
+        raise UserError(f"{path.name}: {e}; fix the TOML syntax there")
+    _check_keys(src, data, {"matrix", "profiles", "exclude", "override"}, "the top level")
+    profiles = {name: _profile(src, name, body) for name, body in data.get("profiles", {}).items()}
     if not profiles:
-        raise UserError(f"{path}: no [profiles.<name>] table; define at least one profile")
+        raise src.fail("no [profiles.<name>] table", "define at least one version profile")
     section = data.get("matrix", {})
-    m = Matrix(path=path, profiles=profiles, images=list(section.get("images", [])),
-               matrix_profiles=list(section.get("profiles", [])))
+    _check_keys(src, section, _MATRIX_KEYS, "[matrix]")
+    m = Matrix(path=path, profiles=profiles)
+    m.frameworks = _list_of_str(src, section, "frameworks", "[matrix]") or m.frameworks
+    m.devices = _list_of_str(src, section, "devices", "[matrix]") or m.devices
+    m.matrix_profiles = _list_of_str(src, section, "profiles", "[matrix]") or sorted(profiles)[:1]
+    m.include = _list_of_str(src, section, "include", "[matrix]")
+    for f in m.frameworks:
+        _check_choice(src, f, FRAMEWORKS, "framework in [matrix] frameworks")
+    for d in m.devices:
+        _check_choice(src, d, DEVICE_KINDS, "device in [matrix] devices")
     for p in m.matrix_profiles:
-        m.profile(p)
+        _check_choice(src, p, profiles, "profile in [matrix] profiles (no [profiles.<name>] table)")
+    m.repeats = _positive(src, section, "repeats", 1)
+    m.timeout_s = _positive(src, section, "timeout", 900, float)
+    m.cell_timeout_s = _positive(src, section, "cell_timeout", 21600, float)
+    m.mode = section.get("mode", "steady")
+    _check_choice(src, m.mode, MODES, "mode in [matrix]")
+    for body in data.get("exclude", []):
+        _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]")
+        if not isinstance(body.get("reason"), str):
+            raise src.fail("an [[exclude]] has no reason", 'add reason = "why this cell cannot run"', "exclude")
+        m.excludes.append(Exclude(_rule(src, body, "[[exclude]]", profiles), body["reason"]))
+    for body in data.get("override", []):
+        _check_keys(src, body, _RULE_KEYS | _OVERRIDE_KEYS, "[[override]]")
+        settings = {k: v for k, v in body.items() if k in _OVERRIDE_KEYS}
+        if "repeats" in settings:
+            _positive(src, settings, "repeats", 1)
+        if "timeout" in settings:
+            _positive(src, settings, "timeout", 900, float)
+        if not isinstance(settings.get("packages", {}), dict):
+            raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }', "packages")
+        m.overrides.append(Override(_rule(src, body, "[[override]]", profiles), settings))
     return m

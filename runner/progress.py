@@ -8,20 +8,35 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 
 class CellProgress:
-    def __init__(self, console: Console, label: str):
+    """One cell's bar; with `overall` = (index, total) also a bar of the matrix's cells."""
+
+    def __init__(self, console: Console, label: str, overall: tuple[int, int] | None = None):
         self.console = console
         self.label = label
+        self.overall = overall
         self.progress = Progress(TextColumn("[bold]{task.fields[label]}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("functions · {task.fields[current]} · [red]{task.fields[failures]} failed"),
+                                 TextColumn("{task.fields[detail]}"),
                                  TimeElapsedColumn(), console=console, transient=False)
         self.task = None
         self.remaining: Counter = Counter()
         self.failures = 0
+        self.current = ""
 
     def __enter__(self) -> "CellProgress":
         self.progress.__enter__()
-        self.task = self.progress.add_task("", total=None, label=self.label, current="starting", failures=0)
+        if self.overall:
+            index, total = self.overall
+            self.progress.add_task("", total=total, completed=index - 1, label="matrix", detail="cells")
+        self.task = self.progress.add_task("", total=None, label=self.label, detail="")
+        self._show("starting")
         return self
+
+    def _show(self, current: str) -> None:
+        self.current = current
+        self.progress.update(self.task, detail=f"functions · {current} · [red]{self.failures} failed")
+
+    def log(self, message: str) -> None:
+        self.progress.console.print(f"[dim]{message}", highlight=False)
 
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)
@@ -34,17 +49,17 @@ class CellProgress:
             done = len(functions) - len(self.remaining)
             self.progress.update(self.task, total=len(functions), completed=done)
         elif kind == "start":
-            self.progress.update(self.task, current=event["function"])
+            self._show(event["function"])
         elif kind == "case":
             if event["outcome"] == "failed":
                 self.failures += 1
             self.remaining[event["function"]] -= 1
             if self.remaining[event["function"]] == 0:
                 self.progress.advance(self.task)
-            self.progress.update(self.task, failures=self.failures)
+            self._show(self.current)
         elif kind == "restart":
             self.console.print(f"[yellow]worker replaced: {event['reason']}")
         elif kind == "warning":
             self.console.print(f"[yellow]{event['message']}")
         elif kind == "finished":
-            self.progress.update(self.task, current="done")
+            self._show("done")

@@ -45,18 +45,18 @@ def test_unknown_framework():
 
 
 def test_unknown_profile():
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--profile", "paper1999"), "unknown profile", "current")
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--profile", "paper1999", "--backend", "local"), "unknown profile", "current")
 
 
 def test_functions_pattern_that_matches_nothing():
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--functions", "jax.nothing.*"),
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--functions", "jax.nothing.*", "--backend", "local"),
                           "matches no curated jax function", "runner list")
 
 
 def test_profile_whose_python_is_not_installed(project_copy):
     text = (project_copy / "matrix.toml").read_text().replace('python = "3.11"', 'python = "3.99"', 1)
     (project_copy / "matrix.toml").write_text(text)
-    assert_one_line_error(run("bench", "--image", "jax-cpu", cwd=project_copy), "Python 3.99", "install")
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--backend", "local", cwd=project_copy), "Python 3.99", "install")
 
 
 def test_malformed_matrix(project_copy):
@@ -69,7 +69,7 @@ def test_results_already_written_are_never_overwritten(project_copy):
     out.mkdir(parents=True)
     existing = out / "jax-cpu-current.jsonl"
     existing.write_text('{"record": "header"}\n')
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--out", str(out), cwd=project_copy), "--resume")
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--out", str(out), "--backend", "local", cwd=project_copy), "--resume")
     assert existing.read_text() == '{"record": "header"}\n'
 
 

@@ -35,11 +35,14 @@ def parse(argv: Optional[List[str]]) -> Config:
     p.add_argument("--profile", default="")
     p.add_argument("--image", default="")
     p.add_argument("--annotations", default=None)
+    p.add_argument("--repeat", type=int, default=1, help="which repeat of the cell this run is (1-based)")
+    p.add_argument("--environment", default="", help="what realised the image: a Docker image id or a venv name")
     a = p.parse_args(argv)
     return Config(
         framework=a.framework, device=a.device, out=a.out, curated_root=a.curated, cases=a.cases, mode=a.mode,
         quick=a.quick, functions=a.functions, timeout_s=a.timeout, resume=a.resume,
         run_id=a.run_id or uuid.uuid4().hex[:12], profile=a.profile, image=a.image, annotations=a.annotations,
+        repeat=a.repeat, environment=a.environment,
     )
 
 

@@ -27,6 +27,8 @@ class Config:
     profile: str = ""
     image: str = ""
     annotations: Optional[str] = None
+    repeat: int = 1
+    environment: str = ""  # a Docker image id or a venv name: what exactly ran
 
     def case_paths(self) -> List[str]:
         return self.cases or [os.path.join(self.curated_root, self.framework)]

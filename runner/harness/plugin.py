@@ -90,6 +90,8 @@ class Worker:
             device_model=a.device_model(),
             image=cfg.image,
             profile=cfg.profile,
+            repeat=cfg.repeat,
+            environment=cfg.environment,
             python=platform.python_version(),
             mode=cfg.mode,
             quick=cfg.quick,

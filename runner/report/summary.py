@@ -58,3 +58,68 @@ def table(path: Path) -> Table:
         t.add_row(r.function, f"[{_STYLE[r.verdict]}]{r.verdict}[/]", str(r.cases), str(r.failed),
                   format_seconds(r.warm_median_s))
     return t
+
+
+# --- a matrix run: one row per cell -------------------------------------------------------------------------
+
+@dataclass
+class CellRow:
+    image: str
+    profile: str
+    backend: str
+    status: str
+    device_model: str
+    repeats: int
+    functions: dict[str, int]  # verdict -> number of functions, over every repeat's cases
+    cases: dict[str, int]  # outcome -> number of case records
+    reason: str
+
+
+def cell_rows(merged: dict) -> list[CellRow]:
+    out = []
+    for c in merged["cells"]:
+        runs = [r for r in c.get("runs", []) if "cases" in r]
+        cases = [case for r in runs for case in r["cases"]]
+        header = next((r["header"] for r in runs if r.get("header")), None) or {}
+        functions: dict[str, int] = {}
+        for group in verdict.by_function(cases).values():
+            v = verdict.verdict(group)
+            functions[v] = functions.get(v, 0) + 1
+        outcomes: dict[str, int] = {}
+        for case in cases:
+            outcomes[case["outcome"]] = outcomes.get(case["outcome"], 0) + 1
+        out.append(CellRow(c["image"], c["profile"], c.get("backend") or "-", c["status"],
+                           header.get("device_model") or "-", len(runs), functions, outcomes, c.get("reason") or ""))
+    return out
+
+
+_CELL_STYLE = {"done": "green", "failed": "red", "not_run": "dim", "excluded": "dim", "running": "yellow",
+               "pending": "yellow"}
+_CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
+
+
+def _cell_values(r: CellRow) -> list[str]:
+    functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
+    cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
+    return [f"{r.image} {r.profile}", r.backend, r.status.replace("_", " "), str(r.repeats), r.device_model,
+            functions, cases, r.reason]
+
+
+def matrix_table(merged: dict) -> Table:
+    t = Table(title=f"matrix run {merged['run_id']}", caption="runs: result files; verdicts count every run's cases")
+    for col in _CELL_COLUMNS:
+        t.add_column(col, overflow="fold", ratio=3 if col == "reason" else 1)
+    for r in cell_rows(merged):
+        values = _cell_values(r)
+        values[2] = f"[{_CELL_STYLE.get(r.status, 'white')}]{values[2]}[/]"
+        t.add_row(*values)
+    return t
+
+
+def matrix_markdown(merged: dict) -> str:
+    lines = [f"# Matrix run {merged['run_id']}", "", f"Merged at {merged['merged_at']}; "
+             "function verdicts count every repeat's cases.", "",
+             "| " + " | ".join(_CELL_COLUMNS) + " |", "|" + "---|" * len(_CELL_COLUMNS)]
+    for r in cell_rows(merged):
+        lines.append("| " + " | ".join(v.replace("|", "\\|") for v in _cell_values(r)) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Shared by every image's Dockerfile (the build copies it in): a Python of the profile's version in
+# /opt/venv with the pinned requirements, and the non-root user the harness runs as.
+# Inputs are the Dockerfile's build arguments, which RUN sees as environment variables:
+#   PYTHON (3.x), REQUIREMENTS and CONSTRAINTS (one requirement a line), FIND_LINKS (space-separated URLs).
+set -eu
+: "${PYTHON:?build argument PYTHON is required}" "${REQUIREMENTS:?build argument REQUIREMENTS is required}"
+
+if ! command -v "python$PYTHON" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    # CUDA bases (Ubuntu) carry no Python: take the distribution's build of the profile's version.
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        "python$PYTHON" "python$PYTHON-venv" ca-certificates
+    rm -rf /var/lib/apt/lists/*
+fi
+command -v "python$PYTHON" >/dev/null 2>&1 || {
+    echo "error: the base image has no python$PYTHON; pass a base with Python $PYTHON (runner images build --base)" >&2
+    exit 1
+}
+
+"python$PYTHON" -m venv /opt/venv
+printf '%s\n' "$REQUIREMENTS" >/tmp/requirements.txt
+printf '%s\n' "${CONSTRAINTS:-}" >/tmp/constraints.txt
+set --
+for link in ${FIND_LINKS:-}; do set -- "$@" --find-links "$link"; done
+/opt/venv/bin/pip install --no-cache-dir --no-input --disable-pip-version-check \
+    -r /tmp/requirements.txt -c /tmp/constraints.txt "$@"
+rm -f /tmp/requirements.txt /tmp/constraints.txt
+
+# A fixed uid, so that the host can hand the results folder to it (runner.backends.docker).
+useradd --create-home --uid 1000 --shell /bin/sh runner
