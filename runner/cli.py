@@ -161,24 +161,26 @@ def images_build(
     root = project_root()
     m = load_matrix(root, matrix_file)
     c = docker_engine.client()
-    failed = 0
-    for p in profile or m.matrix_profiles:
-        for name in image or matrix_run.cell_images(root, m):
-            spec = images.load(root / "images", name)
-            settings = m.settings(spec.name, spec.framework, spec.device, p)
-            if settings.excluded:
-                console.print(f"[dim]{name} ({p}): excluded: {settings.excluded}")
-                continue
-            try:
-                built = docker_engine.ensure_image(root, spec, settings.profile,
-                                                   base or settings.base or settings.profile.base_for(spec.device),
-                                                   log=lambda s: console.print(f"[dim]{s}", highlight=False), c=c)
-                console.print(f"{name} ({p}): {built.tag} {'(up to date)' if built.reused else '(built)'}")
-            except UserError as e:  # the other images still build
-                failed += 1
-                err.print(f"[red]{name} ({p}):[/] {e}", highlight=False, soft_wrap=True)
-    if failed:
-        raise UserError(f"{failed} image(s) failed to build; see above", code=3)
+    todo = [(name, p) for p in profile or m.matrix_profiles for name in image or matrix_run.cell_images(root, m)]
+    failures = []
+    for name, p in todo:
+        spec = images.load(root / "images", name)
+        settings = m.settings(spec.name, spec.framework, spec.device, p)
+        if settings.excluded:
+            console.print(f"[dim]{name} ({p}): excluded: {settings.excluded}")
+            continue
+        try:
+            built = docker_engine.ensure_image(root, spec, settings.profile,
+                                               base or settings.base or settings.profile.base_for(spec.device),
+                                               log=lambda s: console.print(f"[dim]{s}", highlight=False), c=c)
+            console.print(f"{name} ({p}): {built.tag} {'(up to date)' if built.reused else '(built)'}")
+        except UserError as e:  # the other images still build
+            if len(todo) == 1:
+                raise
+            failures.append(e)
+            err.print(f"[red]{e}", highlight=False, soft_wrap=True)
+    if failures:
+        raise UserError(f"{len(failures)} of {len(todo)} images failed to build; see above", code=3)
 
 
 def main() -> None:

@@ -118,83 +118,97 @@ class _Source:
     """The text of matrix.toml, to name the line of a problem that tomllib itself does not locate."""
 
     def __init__(self, path: Path, text: str):
-        self.path, self.lines = path, text.splitlines()
+        self.path, self.lines = path, [l.split("#", 1)[0] for l in text.splitlines()]
 
-    def fail(self, problem: str, fix: str, *needles: str) -> UserError:
-        line = self.line_of(*needles)
+    def fail(self, problem: str, fix: str, key: str | None = None, value: str | None = None,
+             table: str | None = None) -> UserError:
+        line = self.line_of(key, value, table)
         where = f"{self.path.name} line {line}" if line else self.path.name
         return UserError(f"{where}: {problem}; {fix}")
 
-    def line_of(self, *needles: str) -> int | None:
-        for needle in needles:
-            pattern = re.compile(rf"^\s*\[*\s*{re.escape(needle)}\b|[\"']{re.escape(needle)}[\"']")
-            for i, line in enumerate(self.lines, 1):
-                if pattern.search(line.split("#", 1)[0]):
-                    return i
-        return None
+    def line_of(self, key: str | None, value: str | None, table: str | None) -> int | None:
+        """The first line, from the table's header on, that assigns `key` or quotes `value`."""
+        start = 0
+        if table:
+            header = re.compile(rf"^\s*\[+\s*{re.escape(table)}\s*\]")
+            start = next((i for i, l in enumerate(self.lines) if header.search(l)), 0)
+        patterns = []
+        if key:
+            patterns.append(re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=|\b{re.escape(key)}\s*="))
+        if value:
+            patterns.append(re.compile(rf"[\"']{re.escape(value)}[\"']"))
+        for pattern in patterns:
+            for i in range(start, len(self.lines)):
+                if pattern.search(self.lines[i]):
+                    return i + 1
+        return start + 1 if table else None
 
 
 def _suggest(word: str, allowed) -> str:
     close = difflib.get_close_matches(word, sorted(allowed), n=1)
-    return f"did you mean {close[0]!r}?" if close else f"allowed: {', '.join(sorted(allowed))}"
+    listed = f"allowed: {', '.join(sorted(allowed))}"
+    return f"did you mean {close[0]!r}? {listed}" if close else listed
 
 
-def _check_keys(src: _Source, table: dict, allowed: set[str], where: str) -> None:
+def _check_keys(src: _Source, table: dict, allowed: set[str], where: str, header: str | None = None) -> None:
     for key in table:
         if key not in allowed:
-            raise src.fail(f"unknown key {key!r} in {where}", _suggest(key, allowed), key)
+            raise src.fail(f"unknown key {key!r} in {where}", _suggest(key, allowed), key=key, table=header)
 
 
-def _check_choice(src: _Source, value: Any, allowed, what: str) -> None:
+def _check_choice(src: _Source, value: Any, allowed, what: str, where: str, header: str | None = None) -> None:
     if value not in allowed:
-        raise src.fail(f"unknown {what} {value!r}", _suggest(str(value), allowed), str(value))
+        raise src.fail(f"unknown {what} {value!r} in {where}", _suggest(str(value), allowed), value=str(value),
+                       table=header)
 
 
-def _list_of_str(src: _Source, table: dict, key: str, where: str) -> list[str]:
+def _list_of_str(src: _Source, table: dict, key: str, where: str, header: str | None) -> list[str]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise src.fail(f"{where} {key} must be a list of strings", f'write {key} = ["..."]', key)
+        raise src.fail(f"{where} {key} must be a list of strings", f'write {key} = ["..."]', key=key, table=header)
     return value
 
 
-def _positive(src: _Source, table: dict, key: str, default, kind=int):
+def _positive(src: _Source, table: dict, key: str, default, header: str | None, kind=int):
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (kind is int and value != int(value)):
         raise src.fail(f"{key} = {value!r} is not a positive {'whole ' if kind is int else ''}number",
-                       f"write e.g. {key} = {default}", key)
+                       f"write e.g. {key} = {default}", key=key, table=header)
     return kind(value)
 
 
-def _rule(src: _Source, body: dict, where: str, profiles: dict) -> Rule:
+def _rule(src: _Source, body: dict, kind: str, profiles: dict) -> Rule:
     rule = Rule(**{k: body.get(k) for k in _RULE_KEYS})
-    if rule.framework is not None:
-        _check_choice(src, rule.framework, FRAMEWORKS, f"framework in {where}")
-    if rule.device is not None:
-        _check_choice(src, rule.device, DEVICE_KINDS, f"device in {where}")
-    if rule.profile is not None:
-        _check_choice(src, rule.profile, profiles, f"profile in {where}")
+    for key, allowed in (("framework", FRAMEWORKS), ("device", DEVICE_KINDS), ("profile", profiles)):
+        if getattr(rule, key) is not None:
+            _check_choice(src, getattr(rule, key), allowed, key, f"[[{kind}]]", kind)
     if rule == Rule():
-        raise src.fail(f"a {where} matches every cell", "give at least one of image, framework, device, profile", where)
+        raise src.fail(f"an [[{kind}]] matches every cell", "give at least one of image, framework, device, profile",
+                       table=kind)
     return rule
 
 
 def _profile(src: _Source, name: str, body: Any) -> Profile:
-    where = f"[profiles.{name}]"
+    where = header = f"profiles.{name}"
     if not isinstance(body, dict):
-        raise src.fail(f"profiles.{name} is not a table", f"write [profiles.{name}] with python and packages", name)
-    _check_keys(src, body, _PROFILE_KEYS, where)
+        raise src.fail(f"profiles.{name} is not a table", f"write [profiles.{name}] with python and packages",
+                       key=name)
+    _check_keys(src, body, _PROFILE_KEYS, f"[{where}]", header)
     if not isinstance(body.get("python"), str) or not re.fullmatch(r"3\.\d+", body["python"]):
-        raise src.fail(f"{where} needs python = \"3.x\" (a minor version, quoted)", 'write e.g. python = "3.11"', name)
+        raise src.fail(f"[{where}] needs python = \"3.x\" (a minor version, quoted)", 'write e.g. python = "3.11"',
+                       key="python", table=header)
     for table in ("packages", "bases"):
         if not isinstance(body.get(table, {}), dict):
-            raise src.fail(f"{where} {table} is not a table", f"write [profiles.{name}.{table}]", table)
+            raise src.fail(f"[{where}] {table} is not a table", f"write [profiles.{name}.{table}]", key=table,
+                           table=header)
     if not body.get("packages"):
-        raise src.fail(f"{where} pins no packages", f"add a [profiles.{name}.packages] table of name = \"version\"", name)
+        raise src.fail(f"[{where}] pins no packages", f"add a [profiles.{name}.packages] table of name = \"version\"",
+                       table=header)
     for device in body.get("bases", {}):
-        _check_choice(src, device, DEVICE_KINDS, f"device in [profiles.{name}.bases]")
+        _check_choice(src, device, DEVICE_KINDS, "device", f"[{where}.bases]", header)
     return Profile(name=name, python=body["python"], packages={k: str(v) for k, v in body["packages"].items()},
-                   find_links=tuple(_list_of_str(src, body, "find_links", where)), bases=dict(body.get("bases", {})),
-                   description=body.get("description", ""))
+                   find_links=tuple(_list_of_str(src, body, "find_links", f"[{where}]", header)),
+                   bases=dict(body.get("bases", {})), description=body.get("description", ""))
 
 
 def load(path: Path) -> Matrix:
@@ -207,41 +221,43 @@ def load(path: Path) -> Matrix:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path.name}: {e}; fix the TOML syntax there")
-    _check_keys(src, data, {"matrix", "profiles", "exclude", "override"}, "the top level")
+    for key in data:
+        if key not in ("matrix", "profiles", "exclude", "override"):
+            raise src.fail(f"unknown table or key {key!r}", _suggest(key, ("matrix", "profiles", "exclude", "override")),
+                           key=key, table=key)
     profiles = {name: _profile(src, name, body) for name, body in data.get("profiles", {}).items()}
     if not profiles:
         raise src.fail("no [profiles.<name>] table", "define at least one version profile")
     section = data.get("matrix", {})
-    _check_keys(src, section, _MATRIX_KEYS, "[matrix]")
+    _check_keys(src, section, _MATRIX_KEYS, "[matrix]", "matrix")
     m = Matrix(path=path, profiles=profiles)
-    m.frameworks = _list_of_str(src, section, "frameworks", "[matrix]") or m.frameworks
-    m.devices = _list_of_str(src, section, "devices", "[matrix]") or m.devices
-    m.matrix_profiles = _list_of_str(src, section, "profiles", "[matrix]") or sorted(profiles)[:1]
-    m.include = _list_of_str(src, section, "include", "[matrix]")
-    for f in m.frameworks:
-        _check_choice(src, f, FRAMEWORKS, "framework in [matrix] frameworks")
-    for d in m.devices:
-        _check_choice(src, d, DEVICE_KINDS, "device in [matrix] devices")
-    for p in m.matrix_profiles:
-        _check_choice(src, p, profiles, "profile in [matrix] profiles (no [profiles.<name>] table)")
-    m.repeats = _positive(src, section, "repeats", 1)
-    m.timeout_s = _positive(src, section, "timeout", 900, float)
-    m.cell_timeout_s = _positive(src, section, "cell_timeout", 21600, float)
+    m.frameworks = _list_of_str(src, section, "frameworks", "[matrix]", "matrix") or m.frameworks
+    m.devices = _list_of_str(src, section, "devices", "[matrix]", "matrix") or m.devices
+    m.matrix_profiles = _list_of_str(src, section, "profiles", "[matrix]", "matrix") or sorted(profiles)[:1]
+    m.include = _list_of_str(src, section, "include", "[matrix]", "matrix")
+    for key, values, allowed in (("framework", m.frameworks, FRAMEWORKS), ("device", m.devices, DEVICE_KINDS),
+                                 ("profile", m.matrix_profiles, profiles)):
+        for v in values:
+            _check_choice(src, v, allowed, key, f"[matrix] {key}s", "matrix")
+    m.repeats = _positive(src, section, "repeats", 1, "matrix")
+    m.timeout_s = _positive(src, section, "timeout", 900, "matrix", float)
+    m.cell_timeout_s = _positive(src, section, "cell_timeout", 21600, "matrix", float)
     m.mode = section.get("mode", "steady")
-    _check_choice(src, m.mode, MODES, "mode in [matrix]")
+    _check_choice(src, m.mode, MODES, "mode", "[matrix]", "matrix")
     for body in data.get("exclude", []):
-        _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]")
+        _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
         if not isinstance(body.get("reason"), str):
-            raise src.fail("an [[exclude]] has no reason", 'add reason = "why this cell cannot run"', "exclude")
-        m.excludes.append(Exclude(_rule(src, body, "[[exclude]]", profiles), body["reason"]))
+            raise src.fail("an [[exclude]] has no reason", 'add reason = "why this cell cannot run"', table="exclude")
+        m.excludes.append(Exclude(_rule(src, body, "exclude", profiles), body["reason"]))
     for body in data.get("override", []):
-        _check_keys(src, body, _RULE_KEYS | _OVERRIDE_KEYS, "[[override]]")
+        _check_keys(src, body, _RULE_KEYS | _OVERRIDE_KEYS, "[[override]]", "override")
         settings = {k: v for k, v in body.items() if k in _OVERRIDE_KEYS}
         if "repeats" in settings:
-            _positive(src, settings, "repeats", 1)
+            _positive(src, settings, "repeats", 1, "override")
         if "timeout" in settings:
-            _positive(src, settings, "timeout", 900, float)
+            _positive(src, settings, "timeout", 900, "override", float)
         if not isinstance(settings.get("packages", {}), dict):
-            raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }', "packages")
-        m.overrides.append(Override(_rule(src, body, "[[override]]", profiles), settings))
+            raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }',
+                           key="packages", table="override")
+        m.overrides.append(Override(_rule(src, body, "override", profiles), settings))
     return m

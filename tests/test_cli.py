@@ -80,3 +80,28 @@ def test_list_shows_every_curated_function():
 
     for f in catalog.curated(str(ROOT / "curated"), "torch"):
         assert f.name in proc.stdout
+
+
+@pytest.mark.parametrize("command", [["bench", "--image", "jax-cpu", "--backend", "docker", "--out", "{out}"],
+                                     ["images", "build", "--image", "jax-cpu"]])
+def test_docker_backend_without_an_engine(tmp_path, command):
+    out = tmp_path / "r"
+    proc = subprocess.run([*RUNNER, *(a.format(out=out) for a in command)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock"))
+    assert_one_line_error(proc, "no Docker engine answers", "--backend local")
+    assert not list(tmp_path.glob("r/*.jsonl"))
+
+
+def test_unknown_backend():
+    assert_one_line_error(run("bench", "--image", "jax-cpu", "--backend", "kubernetes"), "unknown --backend", "docker")
+
+
+def test_dry_run_lists_every_cell_with_its_reason():
+    proc = run("matrix", "--dry-run", "--backend", "local")
+    assert proc.returncode == 0, proc.stderr
+    from runner import matrix, matrix_run
+    m = matrix.load(ROOT / "matrix.toml")
+    for name in matrix_run.cell_images(ROOT, m):
+        assert name in proc.stdout
+    assert "no NVIDIA GPU on this host" in proc.stdout and "no TPU on this host" in proc.stdout

@@ -23,6 +23,7 @@ import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 from docker.types import DeviceRequest
 
+from runner.backends import telling_error
 from runner.errors import UserError
 from runner.harness.events import decode
 from runner.images import ImageSpec
@@ -117,7 +118,7 @@ def ensure_image(root: Path, spec: ImageSpec, profile: Profile, base: str,
                                     f"{_build_failure(line['error'], tail, base)}", code=3)
                 text = str(line.get("stream", "")).strip()
                 if text:
-                    tail = (tail + text.splitlines())[-200:]
+                    tail = (tail + [l.strip() for l in text.splitlines()])[-200:]
                     if text.startswith("Step "):
                         log(text)
         except APIError as e:
@@ -138,8 +139,7 @@ def _write_context(root: Path, spec: ImageSpec, ctx: Path) -> None:
 
 def _build_failure(error: str, tail: list[str], base: str) -> str:
     """The most telling line: pip's or install.sh's own error if the build printed one, else the engine's."""
-    told = [l for l in tail if l.startswith(("ERROR:", "error:"))]
-    return _base_hint(told[-1] if told else error.strip().splitlines()[0], base)
+    return _base_hint(telling_error(tail) or error.strip().splitlines()[0], base)
 
 
 def _base_hint(message: str, base: str) -> str:

@@ -6,7 +6,6 @@ pins, constraints): created on first use, reused after, rebuilt when an input ch
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from runner.errors import UserError
 from runner.harness.events import decode
 from runner.images import ImageSpec
 from runner.matrix import Profile
-from runner.backends import interpreters
+from runner.backends import interpreters, telling_error
 
 _COMPLETE = ".runner-complete"
 
@@ -65,10 +64,8 @@ def ensure_venv(image: ImageSpec, profile: Profile, log: Callable[[str], None] =
 def _run(cmd: list, what: str) -> None:
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
     if proc.returncode != 0:
-        # pip's most telling line: which requirement failed, not its generic closing advice.
-        errors = [l for l in (proc.stderr + proc.stdout).splitlines() if l.startswith("ERROR")
-                  and not re.match(r"ERROR: (ResolutionImpossible|Ignored the following)", l)]
-        detail = errors[-1] if errors else (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        detail = telling_error((proc.stderr + proc.stdout).splitlines()) or \
+            (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise UserError(f"could not {what}: {detail}", code=3)
 
 

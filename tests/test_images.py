@@ -1,0 +1,124 @@
+"""The image folders: one per framework x device, Dockerfiles that take every version from matrix.toml, and
+the device options the NVIDIA container toolkit and Cloud TPU VM docs require (CUDA and TPU cannot run here)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import ROOT
+
+from runner import images, matrix
+from runner.backends import docker_engine
+from runner.frameworks import FRAMEWORKS
+
+SPECS = images.specs(ROOT / "images")
+SHORT = {"torch": "torch", "tensorflow": "tf", "jax": "jax"}
+
+
+def instructions(spec: images.ImageSpec) -> list[tuple[str, str]]:
+    """(instruction, argument) pairs of the Dockerfile, comments dropped and continuations joined."""
+    text = re.sub(r"\\\n", " ", spec.dockerfile.read_text())
+    lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+    return [(l.split(None, 1)[0].upper(), l.split(None, 1)[1] if " " in l else "") for l in lines]
+
+
+def env_of(spec: images.ImageSpec) -> dict[str, str]:
+    env = {}
+    for op, arg in instructions(spec):
+        if op == "ENV":
+            env.update(dict(kv.split("=", 1) for kv in arg.split()))
+    return env
+
+
+def test_every_framework_by_device_has_an_image():
+    names = {s.name for s in SPECS}
+    expected = {f"{SHORT[f]}-{d}" for f in FRAMEWORKS for d in ("cpu", "cuda", "tpu")} | {"torch-xla-cpu"}
+    assert names == expected
+    for s in SPECS:
+        assert s.name == f"{SHORT[s.framework]}-{s.device}" and s.dockerfile.exists()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_dockerfile_takes_base_and_pins_as_build_arguments(spec):
+    steps = instructions(spec)
+    assert steps[0] == ("ARG", "BASE") and steps[1] == ("FROM", "${BASE}")
+    args = {arg.split("=")[0] for op, arg in steps if op == "ARG"}
+    m = matrix.load(ROOT / "matrix.toml")
+    profile = m.settings(spec.name, spec.framework, spec.device, "current").profile
+    assert set(docker_engine.build_args(spec, profile)) <= args
+    text = spec.dockerfile.read_text()
+    assert not re.search(r"==\s*\d|:\d+\.\d+|python3\.\d+|cuda1\d", text), "a version written in the Dockerfile"
+    user = [arg for op, arg in steps if op == "USER"]
+    assert user and user[-1] not in ("root", "0")
+    assert steps[-2] == ("ENTRYPOINT", '["python", "-m", "runner.harness"]')
+
+
+@pytest.mark.parametrize("profile", sorted(matrix.load(ROOT / "matrix.toml").profiles))
+def test_build_arguments_of_every_cell(profile):
+    m = matrix.load(ROOT / "matrix.toml")
+    for spec in SPECS:
+        s = m.settings(spec.name, spec.framework, spec.device, profile)
+        if s.excluded:
+            continue
+        args = docker_engine.build_args(spec, s.profile)
+        assert args["PYTHON"] == s.profile.python
+        reqs = args["REQUIREMENTS"].splitlines()
+        assert len(reqs) == len(spec.packages)
+        framework_req = reqs[0]
+        assert re.search(r"==\d|@ https://", framework_req), framework_req  # the framework itself is pinned
+        assert all(not re.search(r"\[|@", c) for c in args["CONSTRAINTS"].splitlines())  # pip refuses extras there
+        tag = docker_engine.image_tag(ROOT, spec, s.profile, s.profile.base_for(spec.device))
+        assert tag.startswith(f"portability-runner/{spec.name}:{profile}-")
+
+
+def test_tag_changes_with_any_input():
+    m = matrix.load(ROOT / "matrix.toml")
+    spec, p = images.load(ROOT / "images", "jax-cpu"), m.profile("current")
+    tag = docker_engine.image_tag(ROOT, spec, p, "python:3.11-slim")
+    assert tag == docker_engine.image_tag(ROOT, spec, p, "python:3.11-slim")
+    assert tag != docker_engine.image_tag(ROOT, spec, p, "debian:12")
+    bumped = matrix.Profile(p.name, p.python, {**p.packages, "jax": "0.10.3"}, p.find_links, p.bases)
+    assert tag != docker_engine.image_tag(ROOT, spec, bumped, "python:3.11-slim")
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.device == "cuda"], ids=lambda s: s.name)
+def test_cuda_images_follow_the_nvidia_container_toolkit(spec):
+    # The toolkit mounts the driver for the capabilities NVIDIA_DRIVER_CAPABILITIES names; unset, only
+    # `utility`: CUDA needs `compute`. GPUs reach the container through a device request (`--gpus all`).
+    env = env_of(spec)
+    assert {"compute", "utility"} <= set(env["NVIDIA_DRIVER_CAPABILITIES"].split(","))
+    assert env["NVIDIA_VISIBLE_DEVICES"] == "all"
+    options = docker_engine.run_options("cuda")
+    (request,) = options["device_requests"]
+    assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
+    assert options["network_mode"] == "none"
+    assert all("nvidia/cuda:" in matrix.load(ROOT / "matrix.toml").profile(p).base_for("cuda")
+               for p in ("current", "paper2023"))
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.device == "tpu"], ids=lambda s: s.name)
+def test_tpu_images_follow_the_cloud_tpu_vm_docs(spec):
+    # Cloud TPU: `docker run --privileged --net=host` (the chips and the TPU runtime's host networking);
+    # PyTorch/XLA also asks for a large /dev/shm. libtpu comes from the frameworks' documented indexes.
+    options = docker_engine.run_options("tpu")
+    assert options["privileged"] is True and options["network_mode"] == "host" and options["shm_size"]
+    assert any("libtpu" in link for link in spec.find_links)
+    if spec.framework == "torch":
+        assert env_of(spec)["PJRT_DEVICE"] == "TPU"
+    if spec.framework == "jax":
+        assert env_of(spec)["JAX_PLATFORMS"] == "tpu"
+
+
+def test_cpu_cells_have_no_network():
+    assert docker_engine.run_options("cpu") == {"network_mode": "none"}
+    assert docker_engine.run_options("xla-cpu") == {"network_mode": "none"}
+
+
+def test_the_image_carries_only_the_harness_side():
+    files = {p.relative_to(ROOT).as_posix() for p in docker_engine.harness_files(ROOT)}
+    assert "runner/harness/__main__.py" in files and "runner/harness/pytest.ini" in files
+    assert not any(f.startswith(("runner/cli", "runner/backends", "runner/report")) for f in files)
+    for path in docker_engine.harness_files(ROOT):
+        if path.suffix == ".py":  # Python 3.9 and the standard library + pytest only
+            text = path.read_text()
+            assert not re.search(r"^\s*(import|from) (typer|rich|docker|pandas)\b", text, re.M), path

@@ -1,0 +1,103 @@
+"""`runner matrix` for real on this machine (local backend, JAX on the CPU): cells that cannot run are
+listed with the reason, a failed cell does not stop the matrix, repeats and merge, and --resume after a kill."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from runner.results import store
+
+pytestmark = pytest.mark.slow
+FUNCTIONS = ("--functions", "jax.numpy.add", "--functions", "tf.cast")
+
+
+def matrix_file(tmp_path: Path, extra: str = "") -> Path:
+    """The project's profiles, with a small [matrix]: JAX and TensorFlow on cpu and cuda, 2 repeats."""
+    text = (ROOT / "matrix.toml").read_text()
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "tensorflow"]\n'
+                  'devices = ["cpu", "cuda"]\nprofiles = ["current"]\nrepeats = 2\n\n', text)
+    path = tmp_path / "matrix.toml"
+    path.write_text(text + extra)
+    return path
+
+
+def runner(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, COLUMNS="200"), **kw)
+
+
+def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
+    venv_for("jax-cpu")
+    # A cell that fails to build (its Python does not exist) must not stop the matrix.
+    path = matrix_file(tmp_path, '\n[[override]]\nimage = "tf-cpu"\npython = "3.99"\n')
+    out = tmp_path / "run"
+    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *FUNCTIONS, "--out", str(out))
+    stdout, stderr = proc.communicate(timeout=900)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    merged = json.loads((out / "merged.json").read_text())
+    cells = {f"{c['image']}/{c['profile']}": c for c in merged["cells"]}
+    assert set(cells) == {"jax-cpu/current", "jax-cuda/current", "tf-cpu/current", "tf-cuda/current"}
+    assert cells["jax-cuda/current"]["status"] == "not_run" and "no NVIDIA GPU" in cells["jax-cuda/current"]["reason"]
+    assert cells["tf-cpu/current"]["status"] == "failed" and "Python 3.99" in cells["tf-cpu/current"]["reason"]
+    jax = cells["jax-cpu/current"]
+    assert jax["status"] == "done" and jax["backend"] == "local"
+    assert [r["header"]["repeat"] for r in jax["runs"]] == [1, 2]
+    for run in jax["runs"]:
+        assert run["footer"] and not run["torn"]
+        assert run["cases"] and all(c["outcome"] == "passed" for c in run["cases"])
+        assert all("warm_samples_s" not in c and c["warm_median_s"] > 0 for c in run["cases"])
+        assert run["header"]["environment"].startswith("venv jax-cpu-current-")
+    summary = (out / "summary.md").read_text()
+    for row in ("| jax-cpu current | local | done | 2 |", "| tf-cpu current | local | failed |",
+                "| jax-cuda current | local | not run |"):
+        assert row in summary, summary
+    assert "no NVIDIA GPU" in summary and "Python 3.99" in summary
+
+
+def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):
+    venv_for("jax-cpu")
+    path, out = matrix_file(tmp_path), tmp_path / "run"
+    first = out / "jax-cpu-current-r1.jsonl"
+    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", "--functions", "jax.numpy.*",
+                  "--out", str(out), start_new_session=True)
+    deadline = time.monotonic() + 600
+    while store.read(str(first)).footer is None:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole matrix run, harness and worker included
+    proc.wait()
+    finished_before = first.read_bytes()
+    state = json.loads((out / "matrix.json").read_text())
+    assert {c["key"]: c["status"] for c in state["cells"]}["jax-cpu/current"] == "running"
+
+    again = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", "--functions", "jax.numpy.*",
+                   "--out", str(out), "--resume")
+    _, stderr = again.communicate(timeout=900)
+    assert again.returncode == 0, stderr
+    assert first.read_bytes() == finished_before  # a finished repeat is not run again
+    second = store.read(str(out / "jax-cpu-current-r2.jsonl"))
+    ids = [c["case_id"] for c in second.cases]
+    assert second.footer and len(ids) == len(set(ids)) == len(store.read(str(first)).cases)
+    merged = json.loads((out / "merged.json").read_text())
+    jax = next(c for c in merged["cells"] if c["image"] == "jax-cpu")
+    assert jax["status"] == "done" and len(jax["runs"]) == 2
+
+
+def test_resume_is_needed_to_write_into_a_finished_run(venv_for, tmp_path):
+    path, out = matrix_file(tmp_path), tmp_path / "run"
+    out.mkdir()
+    (out / "matrix.json").write_text('{"run_id": "run", "cells": []}')
+    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--out", str(out))
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "--resume" in stderr and "Traceback" not in stderr
+    assert (out / "matrix.json").read_text() == '{"run_id": "run", "cells": []}'
