@@ -11,8 +11,8 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $@
 
-matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then a summary
-	$(BIN)/runner matrix
+matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then merged.json and a summary
+	$(BIN)/runner matrix $(if $(BASE),--base $(BASE))
 
 test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs on first use
 	$(BIN)/pytest

@@ -8,13 +8,13 @@ set -eu
 
 if ! command -v "python$PYTHON" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     # CUDA bases (Ubuntu) carry no Python: take the distribution's build of the profile's version.
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        "python$PYTHON" "python$PYTHON-venv" ca-certificates
+    # A distribution without that version falls through to the error below.
+    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        "python$PYTHON" "python$PYTHON-venv" ca-certificates || true
     rm -rf /var/lib/apt/lists/*
 fi
 command -v "python$PYTHON" >/dev/null 2>&1 || {
-    echo "error: the base image has no python$PYTHON; pass a base with Python $PYTHON (runner images build --base)" >&2
+    echo "error: the base image has no python$PYTHON (nor a package of it); pass a base with Python $PYTHON (--base)" >&2
     exit 1
 }
 

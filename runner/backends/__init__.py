@@ -12,4 +12,4 @@ def telling_error(output: list[str]) -> str | None:
     not its generic closing advice."""
     lines = [_ANSI.sub("", l).strip() for l in output]
     errors = [l for l in lines if l.startswith(("ERROR:", "error:")) and not _GENERIC.match(l)]
-    return errors[-1] if errors else None
+    return errors[-1].split(":", 1)[1].strip() if errors else None
