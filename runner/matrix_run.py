@@ -122,8 +122,9 @@ def run(root: Path, m: matrix.Matrix, cells: list[PlannedCell], run_dir: Path, r
         except (UserError, store.CorruptResults) as e:  # one failed cell is recorded; the matrix goes on
             c.status, c.reason = "failed", str(e)
             on_error(c, str(e))
-        finally:
-            _save(run_dir, run_id, cells)  # also when interrupted: the cell stays `running`, --resume redoes it
+        finally:  # also when interrupted: the cell stays `running` and --resume continues it
+            _save(run_dir, run_id, cells)
+            merge.merge(run_dir, run_id, [asdict(c) for c in cells])
     return merge.merge(run_dir, run_id, [asdict(c) for c in cells])
 
 

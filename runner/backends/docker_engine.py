@@ -55,9 +55,9 @@ def engine_answers() -> bool:
 
 
 def nvidia_runtime_reason(c: docker.DockerClient) -> str | None:
-    """Why this engine cannot hand GPUs to a container, or None when the NVIDIA runtime is registered."""
-    runtimes = c.info().get("Runtimes", {})
-    if "nvidia" in runtimes:
+    """Why this engine cannot hand GPUs to a container, or None when the NVIDIA container toolkit is there:
+    `--gpus` needs its runtime registered with the engine or its prestart hook on the engine's PATH."""
+    if "nvidia" in c.info().get("Runtimes", {}) or shutil.which("nvidia-container-runtime-hook"):
         return None
     return ("the Docker engine has no NVIDIA runtime; install the NVIDIA Container Toolkit and run "
             "`nvidia-ctk runtime configure --runtime=docker`")
