@@ -1,0 +1,89 @@
+"""jax.tree_util.Partial: cases adapted from tests/tree_util_test.py (TreeTest.testPartialIsAPytree / testPartialDoesNotMergeWithOtherPartials / testPartialFuncAttributeHasStableHash: a Partial's bound arguments are its leaves, its function is static, calling it applies the function; Partials pass into and out of jit) and tests/api_test.py (Partial returned from jit).
+
+Partial(func, *args) returns a functools.partial that is a pytree: its bound array arguments are leaves,
+so the harness can time the construction under jit (the Partial comes back out of it)."""
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import tree_util
+
+pytestmark = pytest.mark.function("jax.tree_util.Partial", decile=100, top20=True)
+
+
+def _rand(rng, shape, dtype=np.float32):
+    return (3 * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 4)])
+def test_partial_positional(bench, device, shape):
+    rng = np.random.default_rng(0)
+    a, b = _rand(rng, shape), _rand(rng, shape)
+    p = bench(tree_util.Partial, jnp.add, jax.device_put(a, device))
+    assert isinstance(p, tree_util.Partial) and isinstance(p, functools.partial)
+    assert p.func is jnp.add and len(p.args) == 1
+    np.testing.assert_array_equal(np.asarray(p.args[0]), a)
+    out = p(jax.device_put(b, device))
+    assert out.shape == shape
+    np.testing.assert_allclose(np.asarray(out), a + b, rtol=1e-6)
+
+
+def test_partial_keyword(bench, device):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    p = bench(tree_util.Partial, jnp.sum, axis=1)
+    assert p.keywords == {"axis": 1}
+    np.testing.assert_array_equal(np.asarray(p(jax.device_put(x, device))), x.sum(1))
+
+
+def test_partial_is_a_pytree(bench, device):
+    # Bound arguments are the leaves; the function is part of the static structure.
+    rng = np.random.default_rng(1)
+    a, b = _rand(rng, (2,)), _rand(rng, (3,))
+    p = bench(tree_util.Partial, lambda x, y, z: x.sum() + y.sum() + z, jax.device_put(a, device),
+              jax.device_put(b, device))
+    leaves, treedef = tree_util.tree_flatten(p)
+    assert len(leaves) == 2
+    np.testing.assert_array_equal(np.asarray(leaves[0]), a)
+    rebuilt = tree_util.tree_unflatten(treedef, [leaf * 2 for leaf in leaves])
+    np.testing.assert_allclose(float(rebuilt(1.0)), 2 * (a.sum() + b.sum()) + 1.0, rtol=1e-5)
+    doubled = tree_util.tree_map(lambda v: v * 0, p)
+    assert isinstance(doubled, tree_util.Partial) and float(doubled(1.0)) == 1.0
+
+
+def test_partial_through_jit(bench, device):
+    # A Partial is a valid jit argument and result.
+    rng = np.random.default_rng(2)
+    w = _rand(rng, (3, 3))
+    p = bench(tree_util.Partial, jnp.matmul, jax.device_put(w, device))
+    x = _rand(rng, (3, 2))
+    applied = jax.jit(lambda f, v: f(v))(p, x)
+    np.testing.assert_allclose(np.asarray(applied), w @ x, rtol=1e-5, atol=1e-5)
+    made = jax.jit(lambda m: tree_util.Partial(jnp.matmul, m))(w)
+    assert isinstance(made, tree_util.Partial)
+    np.testing.assert_allclose(np.asarray(made(x)), w @ x, rtol=1e-5, atol=1e-5)
+
+
+def test_partial_does_not_merge(bench, device):
+    # testPartialDoesNotMergeWithOtherPartials: functools.partial would flatten a partial of a partial
+    # into one (args (1.0, 2.0)); a Partial keeps both levels, so only 2.0 is bound at the outer one.
+    inner = tree_util.Partial(lambda a, b, c: a + b * c, 1.0)
+    p = bench(tree_util.Partial, inner, 2.0)
+    assert len(p.args) == 1 and float(p.args[0]) == 2.0
+    assert float(p(3.0)) == 7.0
+
+
+def test_partial_stable_hash(bench, device):
+    # testPartialFuncAttributeHasStableHash: equal functions give equal tree structures.
+    x = jax.device_put(np.ones(2, np.float32), device)
+    p1 = bench(tree_util.Partial, jnp.multiply, x)
+    p2 = tree_util.Partial(jnp.multiply, x)
+    assert tree_util.tree_structure(p1) == tree_util.tree_structure(p2)
+    np.testing.assert_array_equal(np.asarray(p1(3.0)), np.full(2, 3.0, np.float32))
+
+
+def test_partial_large_argument(bench, device):
+    x = _rand(np.random.default_rng(3), (1024, 1024))
+    p = bench(tree_util.Partial, jnp.multiply, jax.device_put(x, device))
+    np.testing.assert_allclose(np.asarray(p(2.0)), 2 * x, rtol=1e-6)

@@ -1,0 +1,100 @@
+"""jax.vjp: cases adapted from tests/api_test.py (APITest.test_vjp, test_vjp_mismatched_arguments, test_vjp_of_jit, pytree inputs/outputs, has_aux) and tests/lax_autodiff_test.py (vector-Jacobian products checked against analytic derivatives).
+
+jax.vjp returns (primal output, vjp function); bench times the vjp call itself (under jit where the
+harness can trace it); each case then applies the returned function to a cotangent and checks it."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.function("jax.vjp", decile=60, top20=False)
+
+
+def _rand(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _f(x, y):
+    return jnp.sin(x) * y
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 4), (1, 5, 3)])
+def test_vjp_elementwise(bench, device, shape):
+    rng = np.random.default_rng(0)
+    x, y, ct = _rand(rng, shape), _rand(rng, shape), _rand(rng, shape)
+    out, f_vjp = bench(jax.vjp, _f, jax.device_put(x, device), jax.device_put(y, device))
+    assert out.shape == shape and out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), np.sin(x) * y, rtol=1e-6, atol=1e-6)
+    gx, gy = f_vjp(jax.device_put(ct, device))
+    np.testing.assert_allclose(np.asarray(gx), ct * np.cos(x) * y, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(gy), ct * np.sin(x), rtol=1e-5, atol=1e-6)
+
+
+def test_vjp_matmul(bench, device):
+    rng = np.random.default_rng(1)
+    a, b, ct = _rand(rng, (4, 3)), _rand(rng, (3, 5)), _rand(rng, (4, 5))
+    out, f_vjp = bench(jax.vjp, jnp.matmul, jax.device_put(a, device), jax.device_put(b, device))
+    np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-5, atol=1e-5)
+    ga, gb = f_vjp(ct)
+    np.testing.assert_allclose(np.asarray(ga), ct @ b.T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(gb), a.T @ ct, rtol=1e-5, atol=1e-5)
+
+
+def test_vjp_pytree(bench, device):
+    # Pytree inputs and outputs: the cotangent has the output's structure, the result the inputs'.
+    rng = np.random.default_rng(2)
+    params = {"w": _rand(rng, (3, 2)), "b": _rand(rng, (2,))}
+    x = _rand(rng, (4, 3))
+
+    def model(p, a):
+        h = a @ p["w"] + p["b"]
+        return {"out": jnp.tanh(h), "sum": h.sum()}
+
+    put = lambda t: jax.tree_util.tree_map(lambda v: jax.device_put(v, device), t)  # noqa: E731
+    out, f_vjp = bench(jax.vjp, model, put(params), put(x))
+    h = x @ params["w"] + params["b"]
+    np.testing.assert_allclose(np.asarray(out["out"]), np.tanh(h), rtol=1e-5, atol=1e-6)
+    ct = {"out": np.ones((4, 2), np.float32), "sum": np.float32(0.0)}
+    gp, gx = f_vjp(ct)
+    dh = 1 - np.tanh(h) ** 2
+    np.testing.assert_allclose(np.asarray(gp["w"]), x.T @ dh, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(gp["b"]), dh.sum(0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(gx), dh @ params["w"].T, rtol=1e-4, atol=1e-5)
+
+
+def test_vjp_has_aux(bench, device):
+    rng = np.random.default_rng(3)
+    x = _rand(rng, (5,))
+    out, f_vjp, aux = bench(jax.vjp, lambda a: (jnp.sum(a ** 2), {"mean": a.mean()}),
+                            jax.device_put(x, device), has_aux=True)
+    np.testing.assert_allclose(float(out), float(np.sum(x.astype(np.float64) ** 2)), rtol=1e-5)
+    np.testing.assert_allclose(float(aux["mean"]), float(x.mean()), rtol=1e-5, atol=1e-6)
+    (g,) = f_vjp(np.float32(1.0))
+    np.testing.assert_allclose(np.asarray(g), 2 * x, rtol=1e-6)
+
+
+def test_vjp_of_jit(bench, device):
+    rng = np.random.default_rng(4)
+    x = _rand(rng, (6,))
+    out, f_vjp = bench(jax.vjp, jax.jit(lambda a: jnp.exp(a) * 2), jax.device_put(x, device))
+    np.testing.assert_allclose(np.asarray(out), 2 * np.exp(x), rtol=1e-6)
+    (g,) = f_vjp(np.ones(6, np.float32))
+    np.testing.assert_allclose(np.asarray(g), 2 * np.exp(x), rtol=1e-6)
+
+
+def test_vjp_mismatched_cotangent_raises(bench, device):
+    # test_vjp_mismatched_arguments: a cotangent of the wrong shape is rejected.
+    x = jax.device_put(np.ones(3, np.float32), device)
+    out, f_vjp = bench(jax.vjp, jnp.sin, x)
+    np.testing.assert_allclose(np.asarray(out), np.sin(np.ones(3)), rtol=1e-6)
+    with pytest.raises((ValueError, TypeError)):
+        f_vjp(np.ones(4, np.float32))
+
+
+def test_vjp_large(bench, device):
+    rng = np.random.default_rng(5)
+    x = _rand(rng, (1024, 1024))
+    out, f_vjp = bench(jax.vjp, jnp.tanh, jax.device_put(x, device))
+    np.testing.assert_allclose(np.asarray(out), np.tanh(x), rtol=1e-5, atol=1e-6)
+    (g,) = f_vjp(jnp.ones_like(out))
+    np.testing.assert_allclose(np.asarray(g), 1 - np.tanh(x.astype(np.float64)) ** 2, rtol=1e-4, atol=1e-5)

@@ -1,0 +1,97 @@
+"""torch.nn.AdaptiveAvgPool3d: cases adapted from pytorch/pytorch torch/testing/_internal/common_nn.py (the AdaptiveAvgPool3d entries run by test/test_nn.py: single, tuple, tuple_none, last_dim, no_batch_dim) and test/nn/test_pooling.py (test_adaptive_pooling_size_none, output size 1 (global pooling), channels_last_3d inputs, empty batch, the CPU dtype sweep).
+
+The timed call is the module's forward. The reference is the documented adaptive pooling in float64
+NumPy: output cell i along a dimension of length L averages input positions floor(i * L / out) to
+ceil((i + 1) * L / out) - 1. Compared with assert_close's defaults for the dtype.
+"""
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.nn.AdaptiveAvgPool3d", decile=30, top20=False)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _np_adaptive_avg_pool3d(x, output_size):
+    """x: (..., D, H, W) float64; output_size: three ints or None (keep that dimension)."""
+    sizes = [s if o is None else o for s, o in zip(x.shape[-3:], output_size)]
+    out = np.empty(x.shape[:-3] + tuple(sizes))
+    bounds = []
+    for length, n in zip(x.shape[-3:], sizes):
+        bounds.append([(i * length // n, -(-(i + 1) * length // n)) for i in range(n)])
+    for i, (d0, d1) in enumerate(bounds[0]):
+        for j, (h0, h1) in enumerate(bounds[1]):
+            for k, (w0, w1) in enumerate(bounds[2]):
+                out[..., i, j, k] = x[..., d0:d1, h0:h1, w0:w1].mean(axis=(-3, -2, -1))
+    return out
+
+
+def _triple(size):
+    return tuple(size) if isinstance(size, (tuple, list)) else (size, size, size)
+
+
+def _input(shape, device, dtype, seed):
+    array = np.random.default_rng(seed).standard_normal(shape)
+    return torch.from_numpy(array).to(device=device, dtype=dtype)
+
+
+def _check(result, x, output_size):
+    expected = _np_adaptive_avg_pool3d(x.cpu().double().numpy(), _triple(output_size))
+    assert result.dtype == x.dtype
+    assert tuple(result.shape) == expected.shape
+    torch.testing.assert_close(result.cpu(), torch.from_numpy(expected).to(x.dtype))
+
+
+# common_nn's AdaptiveAvgPool3d entries (output size, input size).
+MODULE_CASES = {
+    "single": (3, (2, 3, 5, 2, 7)),
+    "tuple": ((3, 4, 5), (2, 3, 5, 3, 7)),
+    "tuple_none": ((None, 4, 5), (2, 3, 5, 3, 7)),
+    "last_dim": ((3, 1, 5), (2, 3, 5, 2, 5)),
+    "no_batch_dim": ((3, 4, 5), (3, 5, 3, 7)),
+    "global": (1, (2, 4, 6, 6, 6)),
+    "upsample": ((6, 5, 8), (1, 2, 3, 4, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(MODULE_CASES))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_adaptive_avg_pool3d_module_tests(bench, device, dtype, name):
+    output_size, input_size = MODULE_CASES[name]
+    x = _input(input_size, device, dtype, seed=len(name))
+    result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
+    _check(result, x, output_size)
+
+
+# channels_last_3d input: the values must not depend on the memory format.
+@pytest.mark.parametrize("output_size", [(2, 3, 4), 1], ids=["2x3x4", "1"])
+def test_adaptive_avg_pool3d_channels_last(bench, device, output_size):
+    x = _input((2, 5, 6, 7, 8), device, torch.float32, seed=1).contiguous(memory_format=torch.channels_last_3d)
+    result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
+    _check(result, x, output_size)
+
+
+# A non-contiguous (permuted) input.
+def test_adaptive_avg_pool3d_non_contiguous(bench, device):
+    x = _input((2, 3, 6, 5, 4), device, torch.float64, seed=2).transpose(2, 4)
+    assert not x.is_contiguous()
+    result = bench(torch.nn.AdaptiveAvgPool3d((2, 2, 3)), x)
+    _check(result, x, (2, 2, 3))
+
+
+# An empty batch (test_pooling's zero-batch checks): the output is empty with the pooled shape.
+def test_adaptive_avg_pool3d_empty_batch(bench, device):
+    x = torch.empty((0, 3, 4, 4, 4), device=device)
+    result = bench(torch.nn.AdaptiveAvgPool3d((2, 2, 2)), x)
+    assert tuple(result.shape) == (0, 3, 2, 2, 2) and result.dtype == torch.float32
+
+
+# A larger volume, to time a realistic pooling.
+@pytest.mark.parametrize("output_size", [(4, 4, 4), 1], ids=["4x4x4", "global"])
+def test_adaptive_avg_pool3d_large(bench, device, output_size):
+    x = _input((2, 16, 16, 32, 32), device, torch.float32, seed=3)
+    result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
+    _check(result, x, output_size)

@@ -1,0 +1,112 @@
+"""torch.nn.BCEWithLogitsLoss: cases adapted from pytorch/pytorch test/test_nn.py (test_bce_with_logits_raises_if_target_and_input_are_different_size, test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss (64x4 inputs, weight of 4, reductions), test_bce_with_logits_has_correct_grad_at_zero, test_bce_with_logits_broadcasts_weights, test_bce_with_logits_broadcasts_pos_weights, test_bce_with_logits_stability, test_bce_with_logits_with_pos_weight_has_correct_grad_at_zero) and torch/testing/_internal/common_nn.py (BCEWithLogitsLoss criterion tests).
+
+The timed call is the loss module's forward. The reference is the documented loss in float64 NumPy,
+written stably: l = -w * (p * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))), with
+log sigmoid(x) = -log(1 + exp(-x)); then the reduction. Compared with assert_close's defaults.
+"""
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+pytestmark = pytest.mark.function("torch.nn.BCEWithLogitsLoss", decile=70, top20=False)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _np_bce_with_logits(x, y, weight=None, pos_weight=None, reduction="mean"):
+    log_sig = -np.logaddexp(0.0, -x)
+    log_one_minus = -np.logaddexp(0.0, x)
+    p = 1.0 if pos_weight is None else pos_weight
+    loss = -(p * y * log_sig + (1 - y) * log_one_minus)
+    if weight is not None:
+        loss = loss * weight
+    if reduction == "mean":
+        return np.asarray(loss.mean())
+    if reduction == "sum":
+        return np.asarray(loss.sum())
+    return loss
+
+
+def _t(array, device, dtype=torch.float32):
+    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
+
+
+def _check(result, x, y, weight=None, pos_weight=None, reduction="mean"):
+    host = lambda t: None if t is None else t.cpu().double().numpy()
+    expected = _np_bce_with_logits(host(x), host(y), host(weight), host(pos_weight), reduction)
+    assert result.dtype == x.dtype
+    assert tuple(result.shape) == expected.shape
+    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
+
+
+# test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss: 64x4 logits, targets in {0, 1}, with
+# and without a weight of 4, every reduction; float and double.
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_bce_with_logits_basic(bench, device, dtype, weighted, reduction):
+    rng = np.random.default_rng(0)
+    x = _t(rng.standard_normal((64, 4)), device, dtype)
+    y = _t(rng.integers(0, 2, (64, 4)), device, dtype)
+    weight = _t(rng.random(4), device, dtype) if weighted else None
+    loss = nn.BCEWithLogitsLoss(weight=weight, reduction=reduction)
+    result = bench(loss, x, y)
+    _check(result, x, y, weight=weight, reduction=reduction)
+
+
+# Soft targets in [0, 1] (the loss accepts probabilities, not only labels).
+def test_bce_with_logits_soft_targets(bench, device):
+    rng = np.random.default_rng(1)
+    x, y = _t(rng.standard_normal((16, 10)) * 3, device), _t(rng.random((16, 10)), device)
+    result = bench(nn.BCEWithLogitsLoss(), x, y)
+    _check(result, x, y)
+
+
+# test_bce_with_logits_broadcasts_weights / _pos_weights: a weight of shape (4,) or (16, 1), and
+# pos_weight of shape (4,) broadcast over a (16, 4) batch.
+@pytest.mark.parametrize("weight_shape, pos_weight_shape", [((4,), None), ((16, 1), None), (None, (4,)),
+                                                            ((4,), (4,)), (None, (1, 4))],
+                         ids=["weight4", "weight16x1", "pos4", "weight4-pos4", "pos1x4"])
+def test_bce_with_logits_broadcast(bench, device, weight_shape, pos_weight_shape):
+    rng = np.random.default_rng(2)
+    x = _t(rng.standard_normal((16, 4)), device)
+    y = _t(rng.integers(0, 2, (16, 4)), device)
+    weight = None if weight_shape is None else _t(rng.random(weight_shape), device)
+    pos_weight = None if pos_weight_shape is None else _t(rng.uniform(0.5, 3.0, pos_weight_shape), device)
+    result = bench(nn.BCEWithLogitsLoss(weight=weight, pos_weight=pos_weight, reduction="none"), x, y)
+    _check(result, x, y, weight=weight, pos_weight=pos_weight, reduction="none")
+
+
+# test_bce_with_logits_stability: logits 0 and -120 with targets 0 and 1 (and large positive logits)
+# stay finite: the loss for x = -120, y = 1 is 120, not inf.
+@pytest.mark.parametrize("use_pos_weight", [False, True], ids=["plain", "pos_weight"])
+def test_bce_with_logits_stability(bench, device, use_pos_weight):
+    x = _t([0.0, -120.0, 120.0, -80.0], device)
+    y = _t([0.0, 1.0, 0.0, 1.0], device)
+    pos_weight = _t([1.0, 1.0, 2.0, 0.5], device) if use_pos_weight else None
+    result = bench(nn.BCEWithLogitsLoss(pos_weight=pos_weight, reduction="none"), x, y)
+    assert torch.isfinite(result).all()
+    _check(result, x, y, pos_weight=pos_weight, reduction="none")
+
+
+# test_bce_with_logits_has_correct_grad_at_zero: at logits 0 the gradient of the summed loss is
+# (sigmoid(0) - y) * (pos_weight-scaled), i.e. -0.5 for y = 1 without pos_weight.
+def test_bce_with_logits_grad_at_zero(bench, device):
+    x = torch.zeros((3, 1), device=device, requires_grad=True)
+    y = torch.ones((3, 1), device=device)
+    result = bench(nn.BCEWithLogitsLoss(reduction="sum"), x, y)
+    torch.testing.assert_close(result.detach().cpu(), torch.tensor(3 * np.log(2.0), dtype=torch.float32))
+    result.backward()
+    torch.testing.assert_close(x.grad.cpu(), torch.full((3, 1), -0.5))
+
+
+# A larger batch, to time a realistic loss.
+def test_bce_with_logits_large(bench, device):
+    rng = np.random.default_rng(3)
+    x = _t(rng.standard_normal((1024, 512)), device)
+    y = _t(rng.integers(0, 2, (1024, 512)), device)
+    result = bench(nn.BCEWithLogitsLoss(), x, y)
+    _check(result, x, y)

@@ -1,0 +1,86 @@
+"""torch.nn.functional.group_norm: cases adapted from pytorch/pytorch torch/testing/_internal/common_methods_invocations.py (sample_inputs_group_norm: ((1, 6, 3), 2, eps=0.5), ((2, 6, 3), 2, eps=-0.5), ((1, 3), 1, eps=1e-5), ((0, 2), 1, eps=1e-5), ((S, S, S), 1, eps=1e-5), with and without weight and bias; reference_group_norm) and test/test_nn.py (test_GroupNorm_general over 4-D and 5-D shapes, test_GroupNorm_numeric, channels_last inputs).
+
+The timed call is F.group_norm(x, num_groups, weight, bias, eps). The reference is the documented
+computation in float64 NumPy: per sample and group, subtract the mean and divide by
+sqrt(biased variance + eps), then scale and shift per channel. Compared with assert_close's
+defaults for the dtype (bfloat16 at upstream's 1e-2-style tolerance).
+"""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+pytestmark = pytest.mark.function("torch.nn.functional.group_norm", decile=40, top20=False)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _np_group_norm(x, groups, weight, bias, eps):
+    n, c = x.shape[0], x.shape[1]
+    grouped = x.reshape(n, groups, int(np.prod(x.shape[1:], dtype=np.int64)) // groups)
+    mean = grouped.mean(-1, keepdims=True)
+    var = grouped.var(-1, keepdims=True)
+    out = ((grouped - mean) / np.sqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _t(array, device, dtype):
+    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
+
+
+def _run_and_check(bench, device, shape, groups, eps, dtype, affine=True, seed=0, channels_last=False):
+    rng = np.random.default_rng(seed)
+    x = _t(rng.standard_normal(shape) * 2 + 0.5, device, dtype)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    c = shape[1]
+    weight = _t(rng.uniform(0.5, 1.5, c), device, dtype) if affine else None
+    bias = _t(rng.uniform(-0.5, 0.5, c), device, dtype) if affine else None
+    result = bench(F.group_norm, x, groups, weight, bias, eps)
+    host = lambda t: None if t is None else t.cpu().double().numpy()
+    expected = _np_group_norm(host(x), groups, host(weight), host(bias), eps)
+    assert result.dtype == dtype and tuple(result.shape) == tuple(shape)
+    if dtype == torch.bfloat16:
+        torch.testing.assert_close(result.cpu().double(), torch.from_numpy(expected), rtol=1.6e-2, atol=1e-2)
+    else:
+        torch.testing.assert_close(result.cpu(), torch.from_numpy(expected).to(dtype))
+
+
+# sample_inputs_group_norm's cases (S = 5), affine and not.
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])
+@pytest.mark.parametrize("shape, groups, eps", [((1, 6, 3), 2, 0.5), ((2, 6, 3), 2, -0.5), ((1, 3), 1, 1e-5),
+                                                ((0, 2), 1, 1e-5), ((5, 5, 5), 1, 1e-5)],
+                         ids=["1x6x3-g2-eps0.5", "2x6x3-g2-eps-0.5", "1x3-g1", "0x2-g1", "5x5x5-g1"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_group_norm_samples(bench, device, dtype, shape, groups, eps, affine):
+    _run_and_check(bench, device, shape, groups, eps, dtype, affine=affine)
+
+
+# test_GroupNorm_general: 4-D and 5-D inputs, groups from 1 (layer-norm-like) to C (instance-norm-like).
+@pytest.mark.parametrize("shape, groups", [((2, 6, 4, 4), 3), ((2, 6, 4, 4), 1), ((2, 6, 4, 4), 6),
+                                           ((2, 4, 3, 4, 5), 2)],
+                         ids=["4d-g3", "4d-g1", "4d-g6", "5d-g2"])
+def test_group_norm_general(bench, device, shape, groups):
+    _run_and_check(bench, device, shape, groups, 1e-5, torch.float32, seed=1)
+
+
+# bfloat16 (the CPU kernel accumulates in float).
+def test_group_norm_bfloat16(bench, device):
+    _run_and_check(bench, device, (4, 8, 6, 6), 4, 1e-5, torch.bfloat16, seed=2)
+
+
+# channels_last 4-D input (test_GroupNorm's memory-format variant).
+def test_group_norm_channels_last(bench, device):
+    _run_and_check(bench, device, (2, 8, 5, 5), 4, 1e-5, torch.float32, seed=3, channels_last=True)
+
+
+# A larger activation (8 x 64 channels of 32 x 32), 32 groups, as in ResNet-style GroupNorm layers.
+def test_group_norm_large(bench, device):
+    _run_and_check(bench, device, (8, 64, 32, 32), 32, 1e-5, torch.float32, seed=4)

@@ -1,0 +1,83 @@
+"""torch.nn.GELU: cases adapted from pytorch/pytorch test/test_nn.py (test_gelu: n x m inputs, contiguous and transposed, float/double/bfloat16 against X * Phi(X), bfloat16 at 1e-2) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_GELU: approximate 'none' and 'tanh', 0-d and no-batch inputs).
+
+The timed call is the module's forward. The reference is computed in float64 NumPy: the exact form
+0.5 * x * (1 + erf(x / sqrt(2))) and the tanh approximation of the module's docs.
+"""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.nn.GELU", decile=50, top20=False)
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _gelu_ref(x, approximate):
+    x = np.asarray(x, dtype=np.float64)
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64))
+
+
+def _input(shape, device, dtype, seed, scale=3.0):
+    array = np.asarray(np.random.default_rng(seed).standard_normal(shape) * scale)
+    return torch.from_numpy(array).to(device=device, dtype=dtype)
+
+
+def _check(result, x, approximate):
+    assert result.dtype == x.dtype
+    assert result.shape == x.shape
+    expected = torch.from_numpy(np.asarray(_gelu_ref(x.cpu().double().numpy(), approximate)))
+    if x.dtype == torch.bfloat16:
+        torch.testing.assert_close(result.cpu().double(), expected, rtol=1e-2, atol=1e-2)
+    else:
+        torch.testing.assert_close(result.cpu(), expected.to(x.dtype))
+
+
+# test_gelu: n x m inputs in float, double and bfloat16, contiguous and not (a transposed view).
+@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "transposed"])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 7), (9, 3)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=_ids)
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_n_by_m(bench, device, approximate, dtype, shape, contiguous):
+    x = _input(shape if contiguous else shape[::-1], device, dtype, seed=shape[0] * 10 + shape[1])
+    if not contiguous:
+        x = x.t()
+        assert not x.is_contiguous() or 1 in shape
+    module = torch.nn.GELU(approximate=approximate)
+    result = bench(module, x)
+    _check(result, x, approximate)
+
+
+# module_inputs_torch_nn_GELU: a 0-d input and a no-batch-dim input, both approximations.
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4)], ids=["scalar", "no_batch_dim", "3d"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_module_inputs(bench, device, approximate, shape):
+    x = _input(shape, device, torch.float64, seed=7)
+    result = bench(torch.nn.GELU(approximate=approximate), x)
+    _check(result, x, approximate)
+
+
+# Special values: GELU(0) = 0, NaN stays NaN, far tails saturate to 0 and to x. (Infinities are left
+# out: for the exact form inf * Phi(inf) and -inf * Phi(-inf) give NaN or inf depending on the kernel.)
+def test_gelu_special_values(bench, device):
+    x = torch.tensor([0.0, -0.0, float("nan"), -40.0, 40.0, -1e4, 1e4], device=device)
+    result = bench(torch.nn.GELU(), x)
+    got = result.cpu()
+    assert got.dtype == torch.float32
+    torch.testing.assert_close(got, torch.tensor([0.0, 0.0, float("nan"), 0.0, 40.0, 0.0, 1e4]),
+                               equal_nan=True)
+
+
+# A larger activation map than upstream's.
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_large(bench, device, approximate):
+    x = _input((256, 1024), device, torch.float32, seed=11)
+    result = bench(torch.nn.GELU(approximate=approximate), x)
+    _check(result, x, approximate)

@@ -1,0 +1,135 @@
+"""torch.nn.Sequential: cases adapted from pytorch/pytorch test/test_nn.py (test_Sequential_getitem, test_Sequential_setitem_named, test_add_module / OrderedDict construction, test_Sequential_forward-style chains of Linear and activations) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Sequential: an empty container acts as the identity).
+
+Two kinds of timed call: the forward of a Sequential (the chain's output is checked against the
+same chain computed in float64 NumPy, with assert_close's defaults for the dtype) and the
+container's own construction and slicing (checked for order, names and identity of the children).
+"""
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+pytestmark = pytest.mark.function("torch.nn.Sequential", decile=100, top20=True)
+
+
+def _ids(value):
+    return str(value).replace("torch.", "")
+
+
+def _linear(in_f, out_f, rng, device, dtype):
+    layer = nn.Linear(in_f, out_f).to(device=device, dtype=dtype)
+    bound = 1.0 / np.sqrt(in_f)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, (out_f, in_f))))
+        layer.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, out_f)))
+    return layer
+
+
+def _np_forward(modules, x):
+    """The chain in float64 NumPy, for the module kinds used here."""
+    for m in modules:
+        if isinstance(m, nn.Linear):
+            x = x @ m.weight.detach().cpu().double().numpy().T + m.bias.detach().cpu().double().numpy()
+        elif isinstance(m, nn.ReLU):
+            x = np.maximum(x, 0)
+        elif isinstance(m, nn.Tanh):
+            x = np.tanh(x)
+        elif isinstance(m, nn.Sigmoid):
+            x = 1 / (1 + np.exp(-x))
+        elif isinstance(m, nn.Sequential):
+            x = _np_forward(list(m), x)
+        elif isinstance(m, nn.Flatten):
+            x = x.reshape(x.shape[0], -1)
+        else:
+            raise AssertionError(f"no reference for {type(m).__name__}")
+    return x
+
+
+def _input(shape, device, dtype, seed):
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(device=device, dtype=dtype)
+
+
+def _check_forward(result, seq, x):
+    expected = _np_forward(list(seq), x.cpu().double().numpy())
+    assert result.dtype == x.dtype and tuple(result.shape) == expected.shape
+    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
+
+
+# An MLP: Linear(10, 20) - ReLU - Linear(20, 5) on a (4, 10) batch, and a no-batch (10,) input.
+@pytest.mark.parametrize("input_shape", [(4, 10), (10,), (2, 3, 10)], ids=["batch", "no_batch_dim", "extra_dims"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+def test_sequential_forward_mlp(bench, device, dtype, input_shape):
+    rng = np.random.default_rng(0)
+    seq = nn.Sequential(_linear(10, 20, rng, device, dtype), nn.ReLU(), _linear(20, 5, rng, device, dtype))
+    x = _input(input_shape, device, dtype, 1)
+    result = bench(seq, x)
+    _check_forward(result, seq, x)
+
+
+# Named children from an OrderedDict, a nested Sequential and a Flatten in front.
+def test_sequential_forward_ordered_dict_nested(bench, device):
+    rng = np.random.default_rng(2)
+    dtype = torch.float64
+    inner = nn.Sequential(_linear(12, 8, rng, device, dtype), nn.Tanh())
+    seq = nn.Sequential(OrderedDict([("flatten", nn.Flatten()), ("block", inner),
+                                     ("head", _linear(8, 3, rng, device, dtype)), ("out", nn.Sigmoid())]))
+    x = _input((5, 3, 4), device, dtype, 3)
+    result = bench(seq, x)
+    _check_forward(result, seq, x)
+    assert [name for name, _ in seq.named_children()] == ["flatten", "block", "head", "out"]
+
+
+# module_inputs_torch_nn_Sequential: an empty Sequential returns its input itself.
+@pytest.mark.parametrize("shape", [(3,), (2, 4)], ids=str)
+def test_sequential_forward_empty(bench, device, shape):
+    seq = nn.Sequential()
+    x = _input(shape, device, torch.float32, 4)
+    result = bench(seq, x)
+    assert result is x
+
+
+# A larger MLP, to time a realistic chain.
+def test_sequential_forward_large(bench, device):
+    rng = np.random.default_rng(5)
+    dtype = torch.float32
+    seq = nn.Sequential(_linear(256, 512, rng, device, dtype), nn.ReLU(), _linear(512, 512, rng, device, dtype),
+                        nn.Tanh(), _linear(512, 10, rng, device, dtype))
+    x = _input((128, 256), device, dtype, 6)
+    result = bench(seq, x)
+    _check_forward(result, seq, x)
+
+
+# Construction from positional modules: children named "0", "1", ... in order (test_Sequential_getitem's setup).
+def test_sequential_construct_positional(bench, device):
+    rng = np.random.default_rng(7)
+    l1, l2, l3, l4 = (_linear(2, 3, rng, device, torch.float32), _linear(3, 4, rng, device, torch.float32),
+                      _linear(4, 5, rng, device, torch.float32), _linear(5, 6, rng, device, torch.float32))
+    seq = bench(nn.Sequential, l1, l2, l3, l4)
+    assert isinstance(seq, nn.Sequential) and len(seq) == 4
+    assert list(seq) == [l1, l2, l3, l4]
+    assert [name for name, _ in seq.named_children()] == ["0", "1", "2", "3"]
+    assert seq[0] is l1 and seq[-1] is l4
+    assert len(list(seq.parameters())) == 8
+
+
+# Construction from an OrderedDict keeps the given names (test_Sequential_setitem_named).
+def test_sequential_construct_ordered_dict(bench, device):
+    modules = OrderedDict([("linear1", nn.Linear(2, 3)), ("relu", nn.ReLU()), ("linear2", nn.Linear(3, 1))])
+    for m in modules.values():
+        m.to(device)
+    seq = bench(nn.Sequential, modules)
+    assert list(seq._modules) == ["linear1", "relu", "linear2"]
+    assert seq.linear1 is modules["linear1"] and seq[1] is modules["relu"]
+
+
+# test_Sequential_getitem: slicing gives a new Sequential over the same modules.
+@pytest.mark.parametrize("index", [slice(1, None), slice(1, 3), slice(None, None, 2), slice(None, -1)],
+                         ids=["1:", "1:3", "::2", ":-1"])
+def test_sequential_getitem_slice(bench, device, index):
+    modules = [nn.Linear(2, 2).to(device) for _ in range(4)]
+    seq = nn.Sequential(*modules)
+    result = bench(seq.__getitem__, index)
+    assert isinstance(result, nn.Sequential)
+    assert list(result) == modules[index]
