@@ -78,21 +78,26 @@ class Adapter:
 
     # --- the sampled function ------------------------------------------------------------
     def resolve(self, name: str) -> Any:
-        """The object a sampled name denotes, or raise LookupError if this version lacks it."""
+        """The object a sampled name denotes, or raise LookupError if this version lacks it.
+
+        Attributes first, from the top-level module: the public API namespace can differ from the
+        package on disk (`tf.distribute` is not the module `tensorflow.distribute`). A submodule is
+        imported only where no attribute of that name exists yet."""
         parts = name.split(".")
         parts[0] = self.aliases.get(parts[0], parts[0])
-        obj = None
-        for i in range(len(parts), 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:i]))
-            except ImportError:
+        try:
+            obj = importlib.import_module(parts[0])
+        except ImportError:
+            raise LookupError(f"{name}: module {parts[0]} cannot be imported")
+        for i in range(1, len(parts)):
+            if hasattr(obj, parts[i]):
+                obj = getattr(obj, parts[i])
                 continue
-            for attr in parts[i:]:
-                if not hasattr(obj, attr):
-                    raise LookupError(f"{name}: {'.'.join(parts[:i])} has no attribute path {'.'.join(parts[i:])}")
-                obj = getattr(obj, attr)
-            return obj
-        raise LookupError(f"{name}: module {parts[0]} cannot be imported")
+            try:
+                obj = importlib.import_module(".".join(parts[: i + 1]))
+            except ImportError:
+                raise LookupError(f"{name}: {'.'.join(parts[:i])} has no attribute {parts[i]}")
+        return obj
 
 
 def flatten(tree: Any) -> Iterator[Any]:

@@ -59,7 +59,10 @@ class TensorFlowAdapter(Adapter):
     def _tensors(self, out: Any):
         import tensorflow as tf
 
-        return [t for t in tf.nest.flatten(out, expand_composites=True) if hasattr(t, "numpy")]
+        # Variant and resource handles (a tf.data.Dataset, a lookup table) and graph-mode variables
+        # hold no values to wait for; .numpy() on them raises.
+        return [t for t in tf.nest.flatten(out, expand_composites=True) if hasattr(t, "numpy")
+                and getattr(t, "dtype", None) not in (tf.variant, tf.resource) and not getattr(t, "_in_graph_mode", False)]
 
     def sync(self, out: Any) -> None:
         # Eager ops may still be queued on an accelerator; .numpy() waits for each result.
