@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import fnmatch
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional
@@ -10,6 +9,7 @@ from typing import Callable, Iterator, Optional
 from runner import catalog, images, matrix
 from runner.backends import local
 from runner.errors import UserError
+from runner.results import record
 
 Event = dict
 BACKENDS = ("auto", "docker", "local")
@@ -92,17 +92,9 @@ def _in_container(root: Path, req: CellRequest, spec: images.ImageSpec, settings
     log(f"{'reusing' if built.reused else 'built'} {built.tag}")
     args += ["--out", f"{docker_engine.RESULTS}/{out.name}", "--curated", docker_engine.CURATED,
              "--environment", f"docker {built.tag} {built.id}"]
+    env = {"RUNNER_GIT_COMMIT": record.git_commit(str(root)) or ""}  # the image has no git
     yield from docker_engine.run_harness(c, built.tag, spec.device, args, out.parent, root / "curated",
-                                         settings.cell_timeout_s, {"RUNNER_GIT_COMMIT": git_commit(root)},
-                                         cell_files=[out, out.with_suffix(".log")])
-
-
-def git_commit(root: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
+                                         settings.cell_timeout_s, env, cell_files=[out, out.with_suffix(".log")])
 
 
 def matching_patterns(root: Path, framework: str, patterns: list[str]) -> list[str]:

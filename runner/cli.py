@@ -52,15 +52,13 @@ def _run(root: Path, m: matrix.Matrix, cells: list[matrix_run.PlannedCell], out:
     if resume and not run_dir.exists():
         raise UserError(f"--resume: {run_dir} does not exist; pass the --out of the run to continue")
     several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
-    merged_path = matrix_run.run(
+    merged = matrix_run.run(
         root, m, cells, run_dir, run_dir.name, opts, resume, _cell_display,
         on_error=lambda c, e: several and err.print(f"[red]{c.key} failed:[/] {e}", highlight=False, soft_wrap=True))
-    merged = merge.load(run_dir)
-    (run_dir / "summary.md").write_text(summary.matrix_markdown(merged))
     for path in sorted(run_dir.glob("*.jsonl")):
         console.print(summary.table(path))
     console.print(summary.matrix_table(merged))
-    console.print(f"merged results: {merged_path}\nsummary: {run_dir / 'summary.md'}")
+    console.print(f"merged results: {run_dir / merge.MERGED}\nsummary: {run_dir / 'summary.md'}")
     failed = [c for c in merged["cells"] if c["status"] == "failed"]
     if not any(c["status"] == "done" for c in merged["cells"]):
         raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)

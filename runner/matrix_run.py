@@ -13,6 +13,7 @@ from typing import Callable, Optional
 
 from runner import cell, devices, images, matrix
 from runner.errors import UserError
+from runner.report import summary
 from runner.results import merge, store
 
 STATE = "matrix.json"
@@ -96,8 +97,8 @@ def _backend_reason(backend: str, device: str) -> Optional[str]:
 
 def run(root: Path, m: matrix.Matrix, cells: list[PlannedCell], run_dir: Path, run_id: str, opts: Options,
         resume: bool, progress: Callable[[PlannedCell, int, int, int], object],
-        on_error: Callable[[PlannedCell, str], None] = lambda c, e: None) -> Path:
-    """Run the pending cells; returns merged.json. progress(cell, repeat, index, total) gives a CellProgress."""
+        on_error: Callable[[PlannedCell, str], None] = lambda c, e: None) -> dict:
+    """Run the pending cells; returns the merged record. progress(cell, repeat, index, total) gives a CellProgress."""
     run_dir.mkdir(parents=True, exist_ok=True)
     cells = _continue(run_dir, cells) if resume else _fresh(root, run_dir, cells)
     todo = [c for c in cells if c.status in RUNNABLE]
@@ -124,8 +125,15 @@ def run(root: Path, m: matrix.Matrix, cells: list[PlannedCell], run_dir: Path, r
             on_error(c, str(e))
         finally:  # also when interrupted: the cell stays `running` and --resume continues it
             _save(run_dir, run_id, cells)
-            merge.merge(run_dir, run_id, [asdict(c) for c in cells])
-    return merge.merge(run_dir, run_id, [asdict(c) for c in cells])
+            merged = _publish(run_dir, run_id, cells)
+    return merged if todo else _publish(run_dir, run_id, cells)
+
+
+def _publish(run_dir: Path, run_id: str, cells: list[PlannedCell]) -> dict:
+    """merged.json and summary.md as they stand now."""
+    merged = merge.merge(run_dir, run_id, [asdict(c) for c in cells])
+    (run_dir / "summary.md").write_text(summary.matrix_markdown(merged))
+    return merged
 
 
 def _fresh(root: Path, run_dir: Path, cells: list[PlannedCell]) -> list[PlannedCell]:

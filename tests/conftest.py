@@ -48,3 +48,14 @@ def cases_of(path: Path) -> list[dict]:
     from runner.results import store
 
     return store.read(str(path)).cases
+
+
+def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
+    """Bad input: one line on stderr naming the problem (and the words given), a non-zero exit, no traceback."""
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]

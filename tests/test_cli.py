@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, one_line_error
 
 RUNNER = [sys.executable, "-m", "runner.cli"]
 
@@ -16,15 +16,6 @@ RUNNER = [sys.executable, "-m", "runner.cli"]
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([*RUNNER, *args], cwd=cwd, capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200"))
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr + proc.stdout
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
 
 
 @pytest.fixture
@@ -37,31 +28,31 @@ def project_copy(tmp_path: Path) -> Path:
 
 
 def test_unknown_image():
-    assert_one_line_error(run("bench", "--image", "jax-gpu9"), "unknown image", "jax-cpu")
+    one_line_error(run("bench", "--image", "jax-gpu9"), "unknown image", "jax-cpu")
 
 
 def test_unknown_framework():
-    assert_one_line_error(run("list", "--framework", "mxnet"), "unknown framework", "torch")
+    one_line_error(run("list", "--framework", "mxnet"), "unknown framework", "torch")
 
 
 def test_unknown_profile():
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--profile", "paper1999", "--backend", "local"), "unknown profile", "current")
+    one_line_error(run("bench", "--image", "jax-cpu", "--profile", "paper1999", "--backend", "local"), "unknown profile", "current")
 
 
 def test_functions_pattern_that_matches_nothing():
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--functions", "jax.nothing.*", "--backend", "local"),
+    one_line_error(run("bench", "--image", "jax-cpu", "--functions", "jax.nothing.*", "--backend", "local"),
                           "matches no curated jax function", "runner list")
 
 
 def test_profile_whose_python_is_not_installed(project_copy):
     text = (project_copy / "matrix.toml").read_text().replace('python = "3.11"', 'python = "3.99"', 1)
     (project_copy / "matrix.toml").write_text(text)
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--backend", "local", cwd=project_copy), "Python 3.99", "install")
+    one_line_error(run("bench", "--image", "jax-cpu", "--backend", "local", cwd=project_copy), "Python 3.99", "install")
 
 
 def test_malformed_matrix(project_copy):
     (project_copy / "matrix.toml").write_text("[profiles.current\npython = 3\n")
-    assert_one_line_error(run("list", cwd=project_copy), "matrix.toml", "TOML")
+    one_line_error(run("list", cwd=project_copy), "matrix.toml", "TOML")
 
 
 def test_results_already_written_are_never_overwritten(project_copy):
@@ -69,7 +60,7 @@ def test_results_already_written_are_never_overwritten(project_copy):
     out.mkdir(parents=True)
     existing = out / "jax-cpu-current.jsonl"
     existing.write_text('{"record": "header"}\n')
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--out", str(out), "--backend", "local", cwd=project_copy), "--resume")
+    one_line_error(run("bench", "--image", "jax-cpu", "--out", str(out), "--backend", "local", cwd=project_copy), "--resume")
     assert existing.read_text() == '{"record": "header"}\n'
 
 
@@ -89,12 +80,12 @@ def test_docker_backend_without_an_engine(tmp_path, command):
     proc = subprocess.run([*RUNNER, *(a.format(out=out) for a in command)], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT),
                                                 DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock"))
-    assert_one_line_error(proc, "no Docker engine answers", "--backend local")
+    one_line_error(proc, "no Docker engine answers", "--backend local")
     assert not list(tmp_path.glob("r/*.jsonl"))
 
 
 def test_unknown_backend():
-    assert_one_line_error(run("bench", "--image", "jax-cpu", "--backend", "kubernetes"), "unknown --backend", "docker")
+    one_line_error(run("bench", "--image", "jax-cpu", "--backend", "kubernetes"), "unknown --backend", "docker")
 
 
 def test_dry_run_lists_every_cell_with_its_reason():

@@ -14,7 +14,6 @@ import shutil
 import socket
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -192,17 +191,16 @@ def run_harness(c: docker.DockerClient, tag: str, device: str, args: list[str], 
         raise UserError(f"could not start a container of {tag}: {_first_line(e)}", code=3)
     killed = threading.Event()
 
-    def watchdog() -> None:
-        deadline = time.monotonic() + cell_timeout_s
-        while not killed.is_set() and time.monotonic() < deadline:
-            if _status(container) == "exited":
-                return
-            time.sleep(1)
-        if not killed.is_set():
-            killed.set()
-            _kill(container)
+    def kill() -> None:  # the cell timeout
+        killed.set()
+        try:
+            container.kill()
+        except DockerException:
+            pass  # it ended in the meantime
 
-    threading.Thread(target=watchdog, daemon=True).start()
+    timer = threading.Timer(cell_timeout_s, kill)
+    timer.daemon = True
+    timer.start()
     try:
         buffer = b""
         for chunk in container.logs(stdout=True, stderr=False, stream=True, follow=True):
@@ -222,15 +220,11 @@ def run_harness(c: docker.DockerClient, tag: str, device: str, args: list[str], 
             yield {"event": "exit", "returncode": code,
                    "stderr": "the container ran out of memory" if oom else stderr.strip()}
     finally:
-        killed.set()
+        timer.cancel()
         try:
             container.remove(force=True)
         except DockerException:
             pass
-
-
-def _status(container) -> str:
-    return container.status if _reload(container) else "exited"
 
 
 def _reload(container) -> bool:
@@ -239,13 +233,6 @@ def _reload(container) -> bool:
         return True
     except DockerException:
         return False
-
-
-def _kill(container) -> None:
-    try:
-        container.kill()
-    except DockerException:
-        pass
 
 
 def _first_line(e: Exception) -> str:

@@ -11,7 +11,6 @@ import os
 import platform
 import re
 import socket
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -99,7 +98,7 @@ class Worker:
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=runner.__version__,
-            git_commit=_git_commit(self.root),
+            git_commit=record.git_commit(self.root),
             framework_facts=a.facts(),
         )
 
@@ -123,14 +122,6 @@ class Worker:
             return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
         category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
         return {"category": category, "category_source": "classifier"}
-
-
-def _git_commit(path: str) -> Optional[str]:
-    try:
-        out = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return os.environ.get("RUNNER_GIT_COMMIT")
-    return out.stdout.strip() or os.environ.get("RUNNER_GIT_COMMIT")
 
 
 _worker: Optional[Worker] = None

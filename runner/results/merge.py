@@ -19,12 +19,14 @@ MERGED = "merged.json"
 _RAW = ("warm_samples_s",)
 
 
-def merge(run_dir: Path, run_id: str, cells: list[dict[str, Any]]) -> Path:
-    """cells: the matrix's cell entries (image, framework, device, profile, status, reason, backend, files)."""
+def merge(run_dir: Path, run_id: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write merged.json and return it. cells: the matrix's cell entries (image, framework, device,
+    profile, status, reason, backend, files)."""
     merged = {"schema": record.SCHEMA, "run_id": run_id,
               "merged_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "cells": [_cell(run_dir, c) for c in cells]}
-    return write_json(run_dir / MERGED, merged)
+    write_json(run_dir / MERGED, merged)
+    return merged
 
 
 def _cell(run_dir: Path, cell: dict[str, Any]) -> dict[str, Any]:
@@ -44,10 +46,6 @@ def _cell(run_dir: Path, cell: dict[str, Any]) -> dict[str, Any]:
             "cases": [{k: v for k, v in c.items() if k not in _RAW} for c in contents.cases],
         })
     return entry
-
-
-def load(run_dir: Path) -> dict[str, Any]:
-    return json.loads((run_dir / MERGED).read_text())
 
 
 def write_json(path: Path, data: Any) -> Path:

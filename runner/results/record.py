@@ -6,6 +6,8 @@ library; the keys listed here are the schema. Bump SCHEMA when a key changes mea
 from __future__ import annotations
 
 import datetime
+import os
+import subprocess
 from typing import Any, Dict, List, Optional
 
 SCHEMA = 1
@@ -21,6 +23,15 @@ CATEGORIES = (
     "case_error",
     "other",
 )
+
+
+def git_commit(path: str) -> Optional[str]:
+    """The checkout's commit for the header; inside an image, where there is no git, the one the host passed."""
+    try:
+        out = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return os.environ.get("RUNNER_GIT_COMMIT")
+    return out.stdout.strip() or os.environ.get("RUNNER_GIT_COMMIT")
 
 
 def now() -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import docker
 import pytest
-from conftest import ROOT
+from conftest import ROOT, one_line_error
 
 pytestmark = pytest.mark.docker
 BASE = "portability-runner/base:bookworm"
@@ -22,13 +22,6 @@ FUNCTIONS = ("--functions", "jax.numpy.add", "--functions", "jax.lax.top_k", "--
 def runner(*args: str, timeout: float = 1500) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout, env=dict(os.environ, COLUMNS="200"))
-
-
-def one_line_error(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr + proc.stdout
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
