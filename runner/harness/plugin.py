@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 import runner
-from runner.catalog import module_function
+from runner.catalog import curated, module_function
 from runner.frameworks import DeviceUnavailable, adapter_for
 from runner.harness import classify as clf
 from runner.harness.config import ENV_EVENTS_FD, Config
@@ -100,6 +100,9 @@ class Worker:
             runner_version=runner.__version__,
             git_commit=record.git_commit(self.root),
             framework_facts=a.facts(),
+            # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
+            catalog={f.name: {"decile": f.decile, "top20": f.top20, "paper_label": f.paper_label}
+                     for f in curated(self.root, cfg.framework)},
         )
 
     def case_id(self, nodeid: str) -> str:

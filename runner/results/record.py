@@ -10,7 +10,8 @@ import os
 import subprocess
 from typing import Any, Dict, List, Optional
 
-SCHEMA = 1
+# 2: the header carries `catalog` (each curated function's usage decile, top-20 flag and paper label).
+SCHEMA = 2
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api")
 CATEGORIES = (
@@ -40,7 +41,7 @@ def now() -> str:
 
 def header(**fields: Any) -> Dict[str, Any]:
     """fields: run_id, framework, framework_version, device, device_model, image, profile, python,
-    mode, host, runner_version, git_commit (and any extra facts, such as placement mode)."""
+    mode, host, runner_version, git_commit, catalog (and any extra facts, such as placement mode)."""
     return {"record": "header", "schema": SCHEMA, "started_at": now(), **fields}
 
 
