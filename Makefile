@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker images bench-overhead bench-timing clean
+.PHONY: matrix test test-docker report images bench-overhead bench-timing clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -15,11 +15,15 @@ matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, t
 	$(BIN)/runner matrix $(if $(BASE),--base $(BASE))
 
 test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs on first use
+	@scripts/browser.sh >/dev/null  # the report test opens report.html in headless Chromium
 	$(BIN)/pytest
 
 test-docker: $(BIN)/.installed  ## the Docker end-to-end check; starts (then stops) dockerd if no engine answers
 	scripts/docker-engine.sh start
 	$(BIN)/pytest -m docker tests/docker; status=$$?; scripts/docker-engine.sh stop; exit $$status
+
+report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest run (RUN=results/<id> for another)
+	$(BIN)/runner report $(RUN)
 
 images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=image to build on an offline base)
 	$(BIN)/runner images build $(if $(BASE),--base $(BASE))

@@ -33,6 +33,19 @@ def project_root() -> Path:
     raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
 
 
+def checkout() -> Optional[Path]:
+    """The project checkout if the command runs inside one; reading results needs none."""
+    here = Path.cwd().resolve()
+    return next((f for f in (here, *here.parents) if (f / "matrix.toml").exists() and (f / "curated").is_dir()), None)
+
+
+def latest_run(results: Path) -> Path:
+    runs = [d for d in results.glob("*/") if any(d.glob("*.jsonl"))] if results.is_dir() else []
+    if not runs:
+        raise UserError(f"no run under {results}; run `make matrix` (or `runner bench`) first, or name a results folder")
+    return max(runs, key=lambda d: max(f.stat().st_mtime for f in d.glob("*.jsonl")))
+
+
 def new_run_id() -> str:
     return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
@@ -140,6 +153,68 @@ def run_matrix(
         console.print(t)
         return
     _run(root, m, cells, out, opts, resume)
+
+
+@app.command()
+def report(
+    results: Optional[List[Path]] = typer.Argument(None, help="results folders or .jsonl files (default: the "
+                                                   "latest run under results/)"),
+    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/ (default: the "
+                                       "first results folder)"),
+) -> None:
+    """Tables and figures of the study, and what it never showed, from the records of one or more runs."""
+    from runner.report import load, render
+
+    root = checkout()
+    paths = results or [latest_run((root or Path.cwd()) / "results")]
+    r = load.load(paths, curated_root=root / "curated" if root else None)
+    target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
+    md, html, figures = render.write(r, target)
+    for note in r.notes:
+        err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="a results folder (or .jsonl file)"),
+    run_b: Optional[Path] = typer.Argument(None, help="another results folder to compare with"),
+    baseline: Optional[str] = typer.Option(None, help="compare with published figures instead: paper2023"),
+    all_functions: bool = typer.Option(False, "--all", help="list every function compared, not only changes"),
+) -> None:
+    """What changed from run a to run b: setups, verdicts, and latency beyond 1.1x that the samples confirm."""
+    from runner.report import baseline as baselines, compare as comparing, load, render
+
+    if (run_b is None) == (baseline is None):
+        raise UserError("give either a second results folder or --baseline paper2023, not both or neither")
+    root = checkout()
+    curated_root = root / "curated" if root else None
+    a = load.load([run_a], curated_root=curated_root, samples=run_b is not None)
+    notes = list(a.notes)
+    if baseline is not None:
+        b = baselines.compare(a, baseline)
+        console.print(render.rich(b.portability, f"Portability: the study ({baseline}) and this run"))
+        console.print(render.rich(b.top20, "Failure rate: top 20 functions against all"))
+        if not b.ratios.empty:
+            console.print(render.rich(b.ratios, "Latency ratio TPU / GPU per function: the study and this run"))
+        notes += b.notes
+    else:
+        other = load.load([run_b], curated_root=curated_root, samples=True)
+        notes += other.notes
+        c = comparing.compare(a, other)
+        notes += c.unmatched
+        if c.setups.empty:
+            raise UserError(f"{run_a} and {run_b} share no framework and device kind; nothing to compare")
+        console.print(render.rich(c.setups, f"Setups: a = {run_a}, b = {run_b}"))
+        console.print(render.rich(c.verdicts, "Verdict changes") if not c.verdicts.empty
+                      else "No function changed verdict.")
+        console.print(render.rich(c.latency_summary(), "Latency: functions slower or faster on b by more than "
+                                  "1.1x, confirmed by the samples"))
+        shown = c.latency if all_functions else c.latency[c.latency["change"] != "no change"]
+        if not shown.empty:
+            console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
+    for note in notes:
+        err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
 
 
 images_app = typer.Typer(no_args_is_help=True, help="Build the Docker images of images/ for matrix.toml's profiles.")

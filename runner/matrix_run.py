@@ -132,7 +132,7 @@ def run(root: Path, m: matrix.Matrix, cells: list[PlannedCell], run_dir: Path, r
 def _publish(run_dir: Path, run_id: str, cells: list[PlannedCell]) -> dict:
     """merged.json and summary.md as they stand now."""
     merged = merge.merge(run_dir, run_id, [asdict(c) for c in cells])
-    (run_dir / "summary.md").write_text(summary.matrix_markdown(merged))
+    merge.write_text(run_dir / "summary.md", summary.matrix_markdown(merged))
     return merged
 
 

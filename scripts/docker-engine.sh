@@ -7,16 +7,15 @@ set -euo pipefail
 STATE="${DOCKER_ENGINE_STATE:-${TMPDIR:-/tmp}/portability-runner-dockerd.pid}"
 LOG="${STATE%.pid}.log"
 
+. "$(dirname "$0")/lib.sh"
+
 answers() { docker info >/dev/null 2>&1; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-  echo "error: '$*' needs root; run it as root or install sudo" >&2; exit 1; fi; }
 
 start() {
   if command -v docker >/dev/null && answers; then echo "docker engine: already running"; return; fi
   if ! command -v dockerd >/dev/null; then
     echo "docker engine: installing docker.io"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io >/dev/null \
-      || { echo "error: could not install docker.io with apt-get; install a Docker engine and retry" >&2; exit 1; }
+    apt_install docker.io || { echo "error: could not install docker.io with apt-get; install a Docker engine and retry" >&2; exit 1; }
   fi
   echo "docker engine: starting dockerd (log: $LOG)"
   as_root sh -c "dockerd >'$LOG' 2>&1 & echo \$! >'$STATE'"

@@ -39,7 +39,7 @@ _STYLE = {"pass": "green", "partial": "yellow", "complete": "red", "skipped": "d
 
 
 def format_seconds(s: float | None) -> str:
-    if s is None:
+    if s is None or s != s:  # None or NaN
         return "-"
     for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
         if s >= scale:

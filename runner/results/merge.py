@@ -49,9 +49,14 @@ def _cell(run_dir: Path, cell: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: Any) -> Path:
+    return write_text(path, json.dumps(data, indent=1))
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Atomically: a reader (or a crash) never sees half a file, and the old one stays until the new is whole."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

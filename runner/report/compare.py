@@ -1,0 +1,161 @@
+"""What changed between two runs: setups, per-function verdicts and per-function latency.
+
+A latency change counts only when it is both large (beyond 1.1x) and real: the two runs' raw warm samples
+of a case differ by a Mann-Whitney U test, or, where samples are few (or only the merged statistics are
+at hand), their quartile ranges do not overlap. A function changes when its median case ratio is beyond
+1.1x and most of its compared cases changed the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import mannwhitneyu
+
+from runner.report import tables
+from runner.report.load import SETUP_FIELDS, Results
+
+ALPHA = 0.01
+MIN_SAMPLES = 8  # below this a rank test has little power: compare quartiles instead
+MATCH_KEYS = ("device_model", "profile", "mode")
+
+
+@dataclass
+class Match:
+    framework: str
+    device: str
+    a: str  # target label in run a
+    b: str  # target label in run b
+
+    @property
+    def label(self) -> str:
+        return self.a if self.a == self.b else f"{self.a} -> {self.b}"
+
+
+@dataclass
+class Comparison:
+    setups: pd.DataFrame  # one row per matched setup: what each run measured and which facts changed
+    verdicts: pd.DataFrame  # functions whose verdict differs
+    latency: pd.DataFrame  # every function compared, with its ratio and change
+    unmatched: list[str] = field(default_factory=list)
+
+    def latency_summary(self) -> pd.DataFrame:
+        if self.latency.empty:
+            return pd.DataFrame(columns=["framework", "setup", "functions", "slower", "faster", "no change"])
+        counts = pd.crosstab([self.latency["framework"], self.latency["setup"]],
+                             self.latency["change"]).reindex(columns=["slower", "faster", "no change"], fill_value=0)
+        counts.insert(0, "functions", counts.sum(axis=1))
+        counts.columns.name = None
+        return counts.reset_index()
+
+
+def _facts(r: Results, fw: str, target: str) -> dict[str, str]:
+    rows = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target)]
+    return {k: ", ".join(sorted(set(map(str, rows[k])))) for k in SETUP_FIELDS}
+
+
+def matches(a: Results, b: Results) -> tuple[list[Match], list[str]]:
+    """Pair each setup of run a with the setup of run b on the same framework and device kind: the one with the
+    same model, profile and mode when there are several, else the only one."""
+    found, unmatched = [], []
+    for fw in dict.fromkeys(a.cases["framework"]):
+        for device in dict.fromkeys(a.cases.loc[a.cases["framework"] == fw, "device"]):
+            ta = [t for t in a.targets(fw) if _facts(a, fw, t)["device"] == device]
+            tb = [t for t in b.targets(fw) if _facts(b, fw, t)["device"] == device]
+            if len(ta) == 1 and len(tb) == 1:
+                found.append(Match(fw, device, ta[0], tb[0]))
+                continue
+            for t in ta:
+                key = [_facts(a, fw, t)[k] for k in MATCH_KEYS]
+                same = [u for u in tb if [_facts(b, fw, u)[k] for k in MATCH_KEYS] == key]
+                if len(same) == 1:
+                    found.append(Match(fw, device, t, same[0]))
+                else:
+                    unmatched.append(f"{fw} on {t}: {'no' if not tb else 'no single'} matching setup in the other run")
+    return found, unmatched
+
+
+def compare(a: Results, b: Results) -> Comparison:
+    found, unmatched = matches(a, b)
+    setups, verdicts, latency = [], [], []
+    va, vb = tables.function_verdicts(a), tables.function_verdicts(b)
+    for m in found:
+        fa, fb = _facts(a, m.framework, m.a), _facts(b, m.framework, m.b)
+        shown = ("framework_version", "profile", "mode", "device_model")
+        setups.append({"framework": m.framework, "setup": m.label, "a": ", ".join(fa[k] for k in shown),
+                       "b": ", ".join(fb[k] for k in shown),
+                       "changed": ", ".join(k for k in SETUP_FIELDS if fa[k] != fb[k]) or "nothing"})
+        verdicts.append(_verdict_changes(va, vb, m))
+        latency.append(_latency_changes(a, b, m))
+    return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match) -> pd.DataFrame:
+    left = va[(va["framework"] == m.framework) & (va["target"] == m.a)][["function", "verdict"]]
+    right = vb[(vb["framework"] == m.framework) & (vb["target"] == m.b)][["function", "verdict"]]
+    both = left.merge(right, on="function", how="outer", suffixes=(" a", " b")).fillna("not run")
+    changed = both[both["verdict a"] != both["verdict b"]]
+    return changed.assign(framework=m.framework, setup=m.label)[
+        ["framework", "setup", "function", "verdict a", "verdict b"]].sort_values("function")
+
+
+def _case_samples(r: Results, fw: str, target: str) -> pd.DataFrame:
+    """Per passed case: every repeat's raw warm samples pooled, and the recorded quartiles' medians."""
+    c = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target) & (r.cases["outcome"] == "passed")
+                & r.cases["warm_median_s"].notna()]
+    if "warm_samples_s" not in c.columns:
+        c = c.assign(warm_samples_s=[[] for _ in range(len(c))])
+    return c.groupby(["function", "case_id"], sort=False).agg(
+        samples=("warm_samples_s", lambda s: np.concatenate([np.asarray(x, float) for x in s]) if len(s) else []),
+        median=("warm_median_s", "median"), q1=("warm_q1_s", "median"), q3=("warm_q3_s", "median")).reset_index()
+
+
+def case_change(x: pd.Series, y: pd.Series) -> tuple[float, str]:
+    """(ratio y / x of the medians, 'slower' | 'faster' | 'no change') for one case measured in two runs."""
+    sx, sy = np.asarray(x["samples"], float), np.asarray(y["samples"], float)
+    if len(sx) >= MIN_SAMPLES and len(sy) >= MIN_SAMPLES:
+        ratio = float(np.median(sy) / np.median(sx))
+        differ = mannwhitneyu(sx, sy, alternative="two-sided").pvalue < ALPHA
+    else:
+        if len(sx) and len(sy):
+            (x1, xm, x3), (y1, ym, y3) = np.percentile(sx, [25, 50, 75]), np.percentile(sy, [25, 50, 75])
+        else:
+            (x1, xm, x3), (y1, ym, y3) = (x["q1"], x["median"], x["q3"]), (y["q1"], y["median"], y["q3"])
+        ratio = float(ym / xm)
+        differ = bool(y1 > x3 or y3 < x1)
+    if differ and ratio > tables.SIMILAR:
+        return ratio, "slower"
+    if differ and ratio < 1 / tables.SIMILAR:
+        return ratio, "faster"
+    return ratio, "no change"
+
+
+def _latency_changes(a: Results, b: Results, m: Match) -> pd.DataFrame:
+    both = _case_samples(a, m.framework, m.a).merge(_case_samples(b, m.framework, m.b), on=["function", "case_id"],
+                                                    suffixes=("_a", "_b"))
+    rows = []
+    for fn, g in both.groupby("function", sort=False):
+        changes = [case_change(_side(row, "_a"), _side(row, "_b")) for _, row in g.iterrows()]
+        ratios = np.array([c[0] for c in changes])
+        kinds = [c[1] for c in changes]
+        ratio = float(np.median(ratios))
+        change = "no change"
+        if ratio > tables.SIMILAR and kinds.count("slower") * 2 > len(kinds):
+            change = "slower"
+        elif ratio < 1 / tables.SIMILAR and kinds.count("faster") * 2 > len(kinds):
+            change = "faster"
+        rows.append({"framework": m.framework, "setup": m.label, "function": fn, "cases": len(g),
+                     "warm a (s)": float(g["median_a"].median()), "warm b (s)": float(g["median_b"].median()),
+                     "ratio": ratio, "cases slower": kinds.count("slower"), "cases faster": kinds.count("faster"),
+                     "change": change})
+    return pd.DataFrame(rows)
+
+
+def _side(row: pd.Series, suffix: str) -> pd.Series:
+    return pd.Series({k: row[k + suffix] for k in ("samples", "median", "q1", "q3")})

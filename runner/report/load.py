@@ -1,0 +1,150 @@
+"""Read results folders (a matrix run's merged.json and cell files, or `runner bench` outputs) into frames.
+
+One row of `Results.cases` is one case record of one repeat, with its cell's header facts beside it.
+Everything a reader may meet in the wild becomes a note instead of a traceback: a torn last line
+(a killed run), a damaged file, a file without a header, records of another schema version.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from runner import catalog
+from runner.errors import UserError
+from runner.results import merge, record, store
+
+# Facts of the header that tell two measured setups apart; a report's columns are made of them.
+SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
+CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
+               "warm_q3_s", "warm_count", "recompiles", "fallback")
+DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
+
+
+@dataclass
+class Results:
+    sources: list[Path]
+    cases: pd.DataFrame  # one row per case record per repeat; SETUP_FIELDS, `target`, `file`, `repeat`, CASE_FIELDS
+    catalog: pd.DataFrame  # framework, function, decile, top20, paper_label
+    cells: list[dict[str, Any]] = field(default_factory=list)  # matrix cells of merged.json files (status, reason)
+    notes: list[str] = field(default_factory=list)  # what could not be read, and why
+
+    def targets(self, framework: str | None = None) -> list[str]:
+        """The measured setups, in a stable order (device kind, then order of appearance)."""
+        frame = self.cases if framework is None else self.cases[self.cases["framework"] == framework]
+        first = frame.drop_duplicates("target")
+        order = first["device"].map(DEVICE_ORDER).fillna(len(DEVICE_ORDER))
+        return list(first.assign(order=order).sort_values("order", kind="stable")["target"])
+
+
+def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool = False) -> Results:
+    """Read every results file under `paths`. `samples`: keep each case's raw warm samples (for compare).
+    `curated_root`: where to find usage deciles for records older than the header catalog (schema 1)."""
+    sources = [Path(p) for p in paths]
+    notes: list[str] = []
+    rows: list[dict[str, Any]] = []
+    cells: list[dict[str, Any]] = []
+    catalogs: dict[tuple[str, str], dict[str, Any]] = {}
+    old_schema = set()
+    for source in sources:
+        files, source_cells = _files(source, notes)
+        cells += source_cells
+        for path in files:
+            header = _read_file(path, notes, rows, samples)
+            if header is None:
+                continue
+            schema = header.get("schema")
+            if not isinstance(schema, int) or schema > record.SCHEMA:
+                notes.append(f"{path}: written by a newer runner (schema {schema}, this one reads {record.SCHEMA}); "
+                             "read what is known, upgrade the runner for the rest")
+            elif schema < 2:
+                old_schema.add(header.get("framework"))
+            for name, facts in (header.get("catalog") or {}).items():
+                catalogs[(header.get("framework"), name)] = facts
+    if not rows:
+        raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
+                        "`runner bench --out FOLDER` first, and pass that folder")
+    cases = pd.DataFrame(rows)
+    cases["target"] = _target_labels(cases)
+    for framework in sorted(f for f in old_schema if f):
+        if curated_root is None or not (curated_root / framework).is_dir():
+            notes.append(f"{framework}: records of schema 1 carry no usage deciles and no curated/ folder is at "
+                         "hand; the decile and top-20 sections leave them out")
+            continue
+        notes.append(f"{framework}: records of schema 1 carry no usage deciles; taken from {curated_root}")
+        for f in catalog.curated(str(curated_root), framework):
+            catalogs.setdefault((framework, f.name), {"decile": f.decile, "top20": f.top20,
+                                                      "paper_label": f.paper_label})
+    cat = pd.DataFrame([{"framework": fw, "function": name, "decile": facts.get("decile"),
+                         "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
+                        for (fw, name), facts in sorted(catalogs.items())],
+                       columns=["framework", "function", "decile", "top20", "paper_label"])
+    return Results(sources, cases, cat, cells, notes)
+
+
+def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
+    if not source.exists():
+        raise UserError(f"{source} does not exist; pass a results folder (results/<run-id>) or a .jsonl file")
+    if source.is_file():
+        return [source], []
+    files = sorted(source.glob("*.jsonl"))
+    cells: list[dict[str, Any]] = []
+    merged = source / merge.MERGED
+    if merged.exists():
+        try:
+            cells = [dict(c, source=str(source)) for c in json.loads(merged.read_text())["cells"]]
+        except (ValueError, KeyError, TypeError):
+            notes.append(f"{merged}: not a readable merged.json; cell states are left out, the cell files are read")
+    return files, cells
+
+
+def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool) -> dict[str, Any] | None:
+    try:
+        contents = store.read(str(path))
+    except store.CorruptResults as e:
+        notes.append(f"{e}; the file is left out")
+        return None
+    header = contents.header
+    if header is None:
+        if contents.records or contents.torn:
+            notes.append(f"{path}: no header record; the file is left out")
+        return None
+    if contents.torn is not None:
+        notes.append(f"{path}: the last line is torn (the run was killed); its {len(contents.cases)} whole "
+                     "case records are read")
+    setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
+    setup["device_model"] = setup["device_model"] or "unknown model"
+    for c in contents.cases:
+        row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id")}
+        row.update({k: c.get(k) for k in CASE_FIELDS})
+        if samples:
+            row["warm_samples_s"] = c.get("warm_samples_s") or []
+        rows.append(row)
+    return header
+
+
+def _target_labels(cases: pd.DataFrame) -> pd.Series:
+    """A setup's short name: the device kind, plus whichever of model, profile and mode vary in the data.
+
+    Framework versions are not part of it: they follow from the profile, and each table shows them.
+    """
+    setups = cases.drop_duplicates(["framework", "device", "device_model", "profile", "mode"])
+    models = setups.groupby("device")["device_model"].nunique()
+    vary_profile = cases["profile"].nunique() > 1
+    vary_mode = cases["mode"].nunique() > 1
+
+    def label(row: pd.Series) -> str:
+        parts = [row["device"]]
+        if models.get(row["device"], 1) > 1:
+            parts.append(f"({row['device_model']})")
+        if vary_profile:
+            parts.append(row["profile"])
+        if vary_mode:
+            parts.append(row["mode"])
+        return " ".join(parts)
+
+    return cases.apply(label, axis=1)
+

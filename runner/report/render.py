@@ -1,0 +1,151 @@
+"""Write the report's sections as report.md (figures beside it) and a self-contained report.html."""
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import math
+from pathlib import Path
+
+import pandas as pd
+from rich.table import Table as RichTable
+
+from runner.report import figures, sections
+from runner.report.load import Results
+from runner.report.summary import format_seconds
+from runner.results import merge
+
+
+def cell_text(column: str, value: object) -> str:
+    """One way to show a number everywhere: seconds in human units, ratios as 1.23x, percentages to 0.1."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
+        return str(value)
+    if column.endswith("(s)"):
+        return format_seconds(float(value))
+    if "ratio" in column or "/" in column and "%" not in column:
+        return f"{value:.3g}x"
+    if isinstance(value, float):
+        return f"{value:.1f}" if "%" in column else f"{value:.3g}"
+    return str(value)
+
+
+def _texts(frame: pd.DataFrame) -> list[list[str]]:
+    return [[cell_text(str(col), v) for col, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+
+
+def rich(frame: pd.DataFrame, title: str = "") -> RichTable:
+    """A frame as a terminal table, numbers formatted as in the report."""
+    t = RichTable(title=title or None, title_justify="left")
+    for col in frame.columns:
+        numeric = pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
+        t.add_column(str(col), justify="right" if numeric else "left", overflow="fold")
+    for row in _texts(frame):
+        t.add_row(*row)
+    return t
+
+
+# --- Markdown ----------------------------------------------------------------------------------------------
+
+def _md_table(t: sections.Table) -> str:
+    head = [str(c) for c in t.frame.columns]
+    lines = [f"*{t.caption}*", ""] if t.caption else []
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(v.replace("|", "\\|").replace("\n", " ") for v in row) + " |"
+              for row in _texts(t.frame)]
+    return "\n".join(lines)
+
+
+def markdown(secs: list[sections.Section], title: str, out_dir: Path) -> str:
+    parts = [f"# {title}", ""]
+    for s in secs:
+        parts += [f"## {s.title}", ""]
+        for b in s.blocks:
+            if isinstance(b, sections.Table):
+                parts += [_md_table(b), ""]
+            elif isinstance(b, figures.Figure):
+                parts += [f"![{b.caption}]({b.path.relative_to(out_dir).as_posix()})", ""]
+            else:
+                parts += [b, ""]
+    return "\n".join(parts)
+
+
+# --- HTML --------------------------------------------------------------------------------------------------
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-top: .6em; }
+table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: 13px; }
+caption { text-align: left; font-style: italic; padding: .2em 0; }
+th, td { border: 1px solid #d4d4d4; padding: .25em .55em; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 13px; color: #555; } nav a { margin-right: 1em; } .note { color: #8a5a00; }
+"""
+
+# Lets a reader (and the screenshot test) see that every embedded figure decoded.
+_SCRIPT = """window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  document.body.setAttribute('data-figures', ok + '/' + imgs.length);
+});"""
+
+
+def _html_table(t: sections.Table) -> str:
+    e = html.escape
+    rows = []
+    for (_, series), texts in zip(t.frame.iterrows(), _texts(t.frame)):
+        cells = []
+        for col, text in zip(t.frame.columns, texts):
+            value = series[col]
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            anchor = t.link(series, col) if t.link else None
+            inner = f'<a href="#{e(anchor)}">{e(text)}</a>' if anchor else e(text)
+            cells.append(f'<td class="num">{inner}</td>' if numeric else f"<td>{inner}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    ident = f' id="{e(t.anchor)}"' if t.anchor else ""
+    caption = f"<caption>{e(t.caption)}</caption>" if t.caption else ""
+    head = "".join(f"<th>{e(str(c))}</th>" for c in t.frame.columns)
+    return f"<table{ident}>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _html_figure(f: figures.Figure) -> str:
+    data = base64.b64encode(f.path.read_bytes()).decode("ascii")
+    return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(f.caption)}">'
+            f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
+
+
+def page(secs: list[sections.Section], title: str) -> str:
+    body = [f"<h1>{html.escape(title)}</h1>",
+            "<nav>" + "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in secs) + "</nav>"]
+    for s in secs:
+        body.append(f'<h2 id="{s.anchor}">{html.escape(s.title)}</h2>')
+        for b in s.blocks:
+            if isinstance(b, sections.Table):
+                body.append(_html_table(b))
+            elif isinstance(b, figures.Figure):
+                body.append(_html_figure(b))
+            else:
+                css = ' class="note"' if b.startswith("Note:") else ""
+                body.append(f"<p{css}>{html.escape(b)}</p>")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>{''.join(body)}</body></html>\n")
+
+
+def write(r: Results, out_dir: Path) -> tuple[Path, Path, list[Path]]:
+    """Write report.md, report.html and figures/*.png under out_dir; return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figure_dir = out_dir / "figures"
+    for old in figure_dir.glob("*.png"):  # a figure a new report no longer draws must not linger
+        old.unlink()
+    secs = sections.build(r, figure_dir)
+    runs = ", ".join(sorted({str(x) for x in r.cases["run_id"].dropna().unique()}))
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = f"Portability report: {runs or 'results'} ({stamp})"
+    md = out_dir / "report.md"
+    html_path = out_dir / "report.html"
+    merge.write_text(md, markdown(secs, title, out_dir))
+    merge.write_text(html_path, page(secs, title))
+    return md, html_path, sorted(figure_dir.glob("*.png"))

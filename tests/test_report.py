@@ -1,0 +1,319 @@
+"""`runner report` and `runner compare` on results the harness wrote for real on this machine.
+
+Four small runs, each a real cell on the CPU: PyTorch of today (two repeats) and of 2023 (two setups that
+differ by profile), and JAX measured by the steady protocol and by the study's method (two setups that
+differ by mode). Every table is checked against an independent count over the JSONL records.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT, one_line_error
+
+from runner.report import compare, load, render, tables
+
+pytestmark = pytest.mark.slow
+
+TORCH = ("torch.round", "torch.cuda", "torch.Tensor.is_same_size", "torch.nn.Linear")
+JAX = ("jax.numpy.add", "jax.core.get_aval", "jax.lax.erf")
+RUNS = {  # folder: bench arguments
+    "torch-current": ("--image", "torch-cpu", "--repeats", "2", *(a for f in TORCH for a in ("--functions", f))),
+    "torch-paper2023": ("--image", "torch-cpu", "--profile", "paper2023",
+                        *(a for f in TORCH for a in ("--functions", f))),
+    "jax-steady": ("--image", "jax-cpu", *(a for f in JAX for a in ("--functions", f))),
+    "jax-paper": ("--image", "jax-cpu", "--mode", "paper", *(a for f in JAX for a in ("--functions", f))),
+}
+
+
+def cli(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250"))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, venv_for) -> Path:
+    venv_for("torch-cpu"), venv_for("torch-cpu", "paper2023"), venv_for("jax-cpu")
+    base = tmp_path_factory.mktemp("runs")
+    for name, args in RUNS.items():
+        proc = cli("bench", *args, "--backend", "local", "--out", str(base / name))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return base
+
+
+def records(folder: Path) -> list[tuple[dict, dict]]:
+    """(header, case) for every case record under folder, read with nothing but json."""
+    out = []
+    for path in sorted(folder.glob("*.jsonl")):
+        lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+        header = next(r for r in lines if r["record"] == "header")
+        out += [(header, r) for r in lines if r["record"] == "case"]
+    return out
+
+
+def target_of(header: dict) -> str:
+    # The four runs vary in profile and in mode, so a setup is named by device, profile and mode.
+    return f"{header['device']} {header['profile']} {header['mode']}"
+
+
+def independent_verdicts(recs: list[tuple[dict, dict]]) -> dict[tuple[str, str, str], str]:
+    outcomes: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    for h, c in recs:
+        outcomes[(h["framework"], target_of(h), c["function"])].append(c)
+    verdicts = {}
+    for key, cases in outcomes.items():
+        ran = [c["outcome"] == "passed" for c in cases
+               if c["outcome"] in ("passed", "failed") and c["category"] != "case_error"]
+        if ran:
+            verdicts[key] = "pass" if all(ran) else "complete" if not any(ran) else "partial"
+        elif any(c["outcome"] == "missing_api" for c in cases):
+            verdicts[key] = "missing"
+        else:
+            verdicts[key] = "skipped"
+    return verdicts
+
+
+@pytest.fixture(scope="module")
+def everything(runs):
+    folders = [runs / name for name in RUNS]
+    return load.load(folders), [r for f in folders for r in records(f)]
+
+
+def test_setups_are_named_by_what_varies(everything):
+    r, recs = everything
+    assert set(r.cases["target"]) == {target_of(h) for h, _ in recs}
+    assert len(r.cases) == len(recs)
+
+
+def test_portability_counts_match_the_records(everything):
+    r, recs = everything
+    expected = Counter((fw, t, v) for (fw, t, _), v in independent_verdicts(recs).items())
+    table = tables.portability(r)
+    assert len(table) == len({(fw, t) for fw, t, _ in expected})
+    for _, row in table.iterrows():
+        key = (row["framework"], row["target"])
+        for v in ("pass", "partial", "complete", "missing", "skipped"):
+            assert row[v] == expected[(*key, v)], (key, v)
+        ran = sum(expected[(*key, v)] for v in ("pass", "partial", "complete"))
+        assert row["functions"] == ran
+        for v in ("pass", "partial", "complete"):
+            assert row[f"{v} %"] == round(100 * expected[(*key, v)] / ran, 1)
+    # The 2023 pins fail torch.round on half precision; today's pass it: the table must show the difference.
+    paper = table[(table["framework"] == "torch") & (table["target"] == "cpu paper2023 steady")].iloc[0]
+    assert paper["partial"] + paper["complete"] >= 1
+    assert table[table["framework"] == "jax"]["missing"].tolist() == [1, 1]  # jax.core.get_aval is gone
+
+
+def test_top20_and_deciles_match_the_catalog_in_the_headers(everything):
+    r, recs = everything
+    verdicts = independent_verdicts(recs)
+    catalog = {(h["framework"], name): facts for h, _ in recs for name, facts in h["catalog"].items()}
+    top = tables.top20(r).set_index(["framework", "target"])
+    dec = tables.deciles(r).set_index(["framework", "target", "decile"])
+    groups: dict = defaultdict(list)
+    for (fw, t, fn), v in verdicts.items():
+        if v in ("pass", "partial", "complete"):
+            groups[(fw, t)].append((catalog[(fw, fn)], v != "pass"))
+    for (fw, t), items in groups.items():
+        top_items = [failed for facts, failed in items if facts["top20"]]
+        assert top.loc[(fw, t), "top-20 functions"] == len(top_items)
+        assert top.loc[(fw, t), "all failure %"] == round(100 * sum(f for _, f in items) / len(items), 1)
+        for decile in {facts["decile"] for facts, _ in items}:
+            in_decile = [failed for facts, failed in items if facts["decile"] == decile]
+            assert dec.loc[(fw, t, decile), "functions"] == len(in_decile)
+            assert dec.loc[(fw, t, decile), "failed"] == sum(in_decile)
+
+
+def test_failure_categories_count_each_failing_case_once(everything):
+    r, recs = everything
+    seen = {(h["framework"], target_of(h), c["category"], c["case_id"])
+            for h, c in recs if c["outcome"] == "failed" and c["category"] != "case_error"}
+    expected = Counter((fw, t, cat) for fw, t, cat, _ in seen)
+    assert expected, "the 2023 pins should fail some torch.round cases"
+    cats = tables.categories(r)
+    got = {(row["framework"], row["target"], col): row[col]
+           for _, row in cats.iterrows() for col in cats.columns[2:] if row[col]}
+    assert got == dict(expected)
+
+
+def test_latency_pairs_use_the_cases_that_passed_on_both(everything):
+    r, recs = everything
+    pair = next(p for p in tables.pairs(r) if p.framework == "torch")
+    assert (pair.a, pair.b) == ("cpu current steady", "cpu paper2023 steady")
+    medians: dict = defaultdict(list)
+    for h, c in recs:
+        if c["outcome"] == "passed" and c["warm_median_s"] is not None and h["framework"] == "torch":
+            medians[(target_of(h), c["function"], c["case_id"])].append(c["warm_median_s"])
+    for row in pair.table.itertuples(index=False):
+        common = [k[2] for k in medians if k[0] == pair.a and k[1] == row.function
+                  and (pair.b, row.function, k[2]) in medians]
+        a = statistics.median(statistics.median(medians[(pair.a, row.function, cid)]) for cid in common)
+        b = statistics.median(statistics.median(medians[(pair.b, row.function, cid)]) for cid in common)
+        assert row.cases == len(common)
+        assert row[2] == pytest.approx(a) and row[3] == pytest.approx(b) and row[4] == pytest.approx(b / a)
+    ratios = pair.table["warm ratio"].tolist()
+    assert ratios == sorted(ratios, reverse=True)
+    share = tables.faster_share([pair]).iloc[0]
+    assert share["functions"] == len(pair.table)
+    assert share["faster on a %"] == round(100 * sum(x > 1.1 for x in ratios) / len(ratios), 1)
+
+
+def test_spread_missing_fallbacks_and_cold_warm(everything):
+    r, recs = everything
+    spread = tables.spread(r).set_index(["framework", "target"])
+    files = Counter((h["framework"], target_of(h)) for h in {json.dumps(h, sort_keys=True): h for h, _ in recs}.values())
+    for key, n in files.items():
+        if key in spread.index:
+            assert spread.loc[key, "repeats"] == n
+    assert spread.loc[("torch", "cpu current steady"), "repeats"] == 2
+    missing = tables.missing(r)
+    expected = {(h["framework"], c["function"]) for h, c in recs if c["outcome"] == "missing_api"}
+    assert set(zip(missing["framework"], missing["function"])) == expected
+    assert len(tables.fallbacks(r)) == len({(h["framework"], target_of(h), c["case_id"])
+                                            for h, c in recs if c.get("fallback")})
+    cw = tables.cold_warm(r).set_index(["framework", "target"])
+    both = {(h["framework"], target_of(h), c["case_id"]) for h, c in recs
+            if c["outcome"] == "passed" and c["cold_s"] is not None and c["warm_median_s"] is not None}
+    for (fw, t), row in cw.iterrows():
+        assert row["cases"] == sum(1 for k in both if k[:2] == (fw, t))
+
+
+def test_report_writes_markdown_html_and_figures(everything, runs, tmp_path):
+    proc = cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    md = (tmp_path / "report.md").read_text()
+    r, _ = everything
+    for row in tables.portability(r).itertuples(index=False):
+        assert f"| {row.framework} | {row.target} | {row.version} | {row.functions} |" in md
+    pngs = sorted((tmp_path / "figures").glob("*.png"))
+    names = {p.stem.split("-cpu")[0] for p in pngs}
+    assert {"latency-scatter", "latency-density", "failure-by-decile", "failure-top20", "failure-categories"} <= names
+    for p in pngs:
+        image = matplotlib.image.imread(p)
+        assert image.shape[0] > 200 and image.shape[1] > 200 and image[..., :3].std() > 0.05, p
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == len(pngs)
+    assert "src=\"figures/" not in html  # self-contained
+
+
+def browser() -> str:
+    proc = subprocess.run([str(ROOT / "scripts" / "browser.sh")], capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        pytest.fail(f"no Chromium for the screenshot test: {proc.stderr.strip()}")
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_report_html_renders_in_headless_chromium(runs, tmp_path):
+    assert cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path)).returncode == 0
+    page = (tmp_path / "report.html").as_uri()
+    flags = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--hide-scrollbars", "--no-first-run", "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([*flags, "--virtual-time-budget=10000", "--dump-dom", page], capture_output=True,
+                         text=True, timeout=300).stdout
+    figures = len(list((tmp_path / "figures").glob("*.png")))
+    # The page's own check: every embedded figure decoded to a non-empty image.
+    assert f'data-figures="{figures}/{figures}"' in dom
+    assert dom.count("<table") >= 10 and "Portability" in dom and "Latency across setups" in dom
+    shot = tmp_path / "screenshot.png"
+    subprocess.run([*flags, "--window-size=1300,5000", f"--screenshot={shot}", page], capture_output=True,
+                   timeout=300, check=True)
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (5000, 1300)
+    not_white = (pixels.min(axis=2) < 0.9).mean()
+    colored = (pixels.max(axis=2) - pixels.min(axis=2) > 0.35).mean()  # the figures' bars, lines and points
+    assert not_white > 0.03 and colored > 0.002, (not_white, colored)
+    kept = Path(os.environ.get("REPORT_SCREENSHOT", tmp_path / "kept.png"))
+    shutil.copy(shot, kept)  # to look at by eye: REPORT_SCREENSHOT=/some/path.png
+
+
+def test_one_setup_only_says_there_are_no_pairs(runs, tmp_path):
+    r = load.load([runs / "torch-paper2023"])
+    assert tables.pairs(r) == []
+    md, _, _ = render.write(r, tmp_path)
+    assert "measured on one setup only" in md.read_text()
+
+
+def test_bad_input_is_one_line_or_a_note(runs, tmp_path):
+    one_line_error(cli("report", str(tmp_path / "nowhere")), "does not exist")
+    (tmp_path / "empty").mkdir()
+    one_line_error(cli("report", str(tmp_path / "empty")), "no case records")
+    one_line_error(cli("compare", str(runs / "jax-steady")), "--baseline")
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(runs / "torch-current", damaged)
+    first, second = sorted(damaged.glob("*.jsonl"))
+    lines = first.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["schema"] = 1  # an older writer: no catalog in the header
+    del header["catalog"]
+    first.write_text(json.dumps(header) + "\n" + "".join(lines[1:]) + '{"record": "case", "funct')  # torn
+    lines = second.read_text().splitlines(keepends=True)
+    second.write_text("".join(lines[:2]) + "not json\n" + "".join(lines[2:]))  # damaged in the middle
+    before = {p.name: p.read_bytes() for p in damaged.glob("*.jsonl")}
+    proc = cli("report", str(damaged))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    notes = proc.stderr
+    assert "torn" in notes and "schema 1" in notes and "line 3 is not a JSON record" in notes
+    assert {p.name: p.read_bytes() for p in damaged.glob("*.jsonl")} == before  # a report never rewrites records
+    md = (damaged / "report.md").read_text()
+    assert "torn" in md and "| torch | cpu |" in md
+    # Deciles of the old records came from the checkout's curated/ folder.
+    assert "No usage deciles" not in md
+
+
+def test_compare_two_runs_of_the_same_cell_finds_little(runs):
+    r1, r2 = sorted((runs / "torch-current").glob("*.jsonl"))
+    c = compare.compare(load.load([r1], samples=True), load.load([r2], samples=True))
+    assert c.verdicts.empty or set(c.verdicts["function"]) <= {"torch.cuda"}
+    assert len(c.latency) == len(TORCH)
+    unchanged = (c.latency["change"] == "no change").mean()
+    assert unchanged > 0.5, c.latency
+    proc = cli("compare", str(r1), str(r2))
+    assert proc.returncode == 0 and "Latency" in proc.stdout, proc.stderr
+
+
+def test_compare_two_profiles_reports_the_verdict_changes(runs):
+    a, b = runs / "torch-current", runs / "torch-paper2023"
+    c = compare.compare(load.load([a], samples=True), load.load([b], samples=True))
+    va = {fn: v for (_, _, fn), v in independent_verdicts(records(a)).items()}
+    vb = {fn: v for (_, _, fn), v in independent_verdicts(records(b)).items()}
+    changed = {fn for fn in va if va[fn] != vb.get(fn)}
+    assert changed and set(c.verdicts["function"]) == changed
+    assert c.setups.iloc[0]["changed"].startswith("framework_version")
+    proc = cli("compare", str(a), str(b))
+    assert proc.returncode == 0, proc.stderr
+    for fn in changed:
+        assert fn in proc.stdout
+
+
+def test_compare_with_the_study(runs):
+    proc = cli("compare", str(runs / "torch-current"), "--baseline", "paper2023")
+    assert proc.returncode == 0, proc.stderr
+    study = pd.read_csv(ROOT / "runner" / "report" / "data" / "paper2023-portability.csv")
+    t4 = study[(study["framework"] == "pytorch") & (study["device"] == "gpu_t4")].iloc[0]
+    assert f"{t4['pass_pct']:.1f}" in proc.stdout and "this run: cpu" in proc.stdout
+    assert "no CUDA and TPU setups" in proc.stderr
+    one_line_error(cli("compare", str(runs / "torch-current"), "--baseline", "paper2099"), "unknown baseline")
+
+
+def test_two_runs_of_different_frameworks_share_nothing(runs):
+    one_line_error(cli("compare", str(runs / "torch-current"), str(runs / "jax-steady")), "nothing to compare")
+
+
+def test_ratio_statistics_agree_with_numpy():
+    # Quartile fallback: few samples whose ranges do not overlap count as a change; overlapping ones do not.
+    x = pd.Series({"samples": [1.0, 1.1, 1.2], "median": 1.1, "q1": 1.0, "q3": 1.2})
+    y = pd.Series({"samples": [2.0, 2.1, 2.2], "median": 2.1, "q1": 2.0, "q3": 2.2})
+    ratio, change = compare.case_change(x, y)
+    assert change == "slower" and ratio == pytest.approx(np.median([2.0, 2.1, 2.2]) / np.median([1.0, 1.1, 1.2]))
+    assert compare.case_change(x, x)[1] == "no change"
