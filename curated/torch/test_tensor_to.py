@@ -1,0 +1,117 @@
+"""torch.Tensor.to: cases adapted from pytorch/pytorch test/test_torch.py (test_to: to(dtype), to(device), to(device, dtype), to(other) and copy=True, with `a.to(a.device) is a` when nothing changes; test_to_with_tensor: to(other) takes the other tensor's device; test_memory_format_to / test_memory_format_type: memory_format=torch.channels_last) and test_type_conversions (float -> integer truncates toward zero, values to bool, int -> float).
+
+The timed call is `x.to(...)`. Moving a host tensor to the cell's device is the function's own work,
+so those cases build x on the CPU; the others build it on the device. Each case checks dtype,
+device, shape (and strides for memory_format), the values against NumPy exactly, and whether the
+result is `x` itself (no conversion needed) or a new tensor (copy=True or a real conversion).
+"""
+import numpy as np
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.Tensor.to", decile=100, top20=True)
+
+
+def _ids(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _host(t):
+    t = t.detach().cpu()
+    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
+
+
+def _np_dtype(dtype):
+    return torch.empty(0, dtype=dtype).numpy().dtype
+
+
+# test_to: to(dtype) on the device, between floating, integer, bool and complex dtypes.
+@pytest.mark.parametrize("src, dst", [
+    (torch.float32, torch.float64), (torch.float64, torch.float32), (torch.float32, torch.float16),
+    (torch.float32, torch.int32), (torch.float64, torch.int64), (torch.int64, torch.float32),
+    (torch.int32, torch.int8), (torch.float32, torch.bool), (torch.float32, torch.complex64),
+    (torch.uint8, torch.float32),
+], ids=lambda d: _ids(d))
+def test_to_dtype(bench, device, src, dst):
+    rng = np.random.default_rng(0)
+    values = np.round(rng.uniform(-50, 50, (64, 64)), 2)
+    if not src.is_floating_point:
+        values = np.trunc(values) % 128 if src == torch.uint8 else np.trunc(values)
+    values[0, :4] = 0  # some zeros, so the bool conversion has both values
+    x_np = values.astype(_np_dtype(src))
+    x = torch.from_numpy(x_np).to(device)
+    y = bench(x.to, dst)
+    assert y.dtype == dst and y.device == x.device and tuple(y.shape) == (64, 64) and y is not x
+    # NumPy's astype truncates floats toward zero and maps non-zero to True, as torch does.
+    np.testing.assert_array_equal(_host(y), x_np.astype(_np_dtype(dst)))
+
+
+# test_to: when dtype and device already match, `to` returns the tensor itself; copy=True a new one.
+@pytest.mark.parametrize("copy", [False, True], ids=["same", "copy"])
+@pytest.mark.parametrize("how", ["dtype", "device", "device-dtype", "other"])
+def test_to_noop_and_copy(bench, device, how, copy):
+    x = torch.arange(24, dtype=torch.float32, device=device).reshape(2, 3, 4)
+    args = {"dtype": (torch.float32,), "device": (x.device,), "device-dtype": (x.device, torch.float32),
+            "other": (torch.empty(1, dtype=torch.float32, device=device),)}[how]
+    y = bench(x.to, *args, copy=copy)
+    assert y.dtype == torch.float32 and y.device == x.device
+    if copy:
+        assert y is not x and y.data_ptr() != x.data_ptr()
+    else:
+        assert y is x
+    np.testing.assert_array_equal(_host(y), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+
+
+# test_to / test_to_with_tensor: a host tensor moved to the cell's device (with and without a dtype,
+# and with non_blocking=True, which is only a hint for a CPU source that is not pinned).
+@pytest.mark.parametrize("how", ["device", "device-dtype", "other", "non_blocking"])
+def test_to_host_to_device(bench, device, how):
+    x_np = np.random.default_rng(1).standard_normal((128, 256)).astype(np.float32)
+    x = torch.from_numpy(x_np)  # on the host
+    target = torch.empty(0, dtype=torch.float64, device=device)
+    args, kwargs, dtype = {
+        "device": ((device,), {}, torch.float32),
+        "device-dtype": ((device, torch.float64), {}, torch.float64),
+        "other": ((target,), {}, torch.float64),
+        "non_blocking": ((device,), {"non_blocking": True}, torch.float32),
+    }[how]
+    y = bench(x.to, *args, **kwargs)
+    assert y.device.type == device.type and y.dtype == dtype and tuple(y.shape) == (128, 256)
+    if device.type == "cpu" and dtype == torch.float32:
+        assert y is x  # already there: no copy
+    np.testing.assert_array_equal(_host(y), x_np.astype(_np_dtype(dtype)))
+
+
+# test_memory_format_to: channels_last gives NHWC strides and the same logical values.
+@pytest.mark.parametrize("shape", [(2, 3, 8, 8), (4, 16, 5, 7)], ids=str)
+def test_to_channels_last(bench, device, shape):
+    x_np = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    x = torch.from_numpy(x_np).to(device)
+    y = bench(x.to, memory_format=torch.channels_last)
+    n, c, h, w = shape
+    assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
+    assert y.stride() == (h * w * c, 1, w * c, c)
+    assert tuple(y.shape) == shape and y.dtype == torch.float32 and y.device == x.device
+    np.testing.assert_array_equal(_host(y), x_np)
+
+
+# to(dtype) keeps autograd: the result of a float64 -> float32 conversion is differentiable.
+def test_to_autograd(bench, device):
+    x = torch.linspace(-1, 1, 50, dtype=torch.float64, device=device).requires_grad_()
+    y = bench(x.to, torch.float32)
+    assert y.dtype == torch.float32 and y.requires_grad and y.grad_fn is not None
+    (y * y).sum().backward()
+    assert x.grad.dtype == torch.float64
+    np.testing.assert_allclose(_host(x.grad), 2 * _host(x).astype(np.float32), rtol=1e-6)
+
+
+# to(bfloat16) rounds to the nearest representable value (checked against the float32 round trip).
+def test_to_bfloat16(bench, device):
+    x_np = np.random.default_rng(3).standard_normal(4096).astype(np.float32)
+    x = torch.from_numpy(x_np).to(device)
+    y = bench(x.to, torch.bfloat16)
+    assert y.dtype == torch.bfloat16 and y.device == x.device
+    got = _host(y)
+    # bfloat16 keeps 8 significant bits: relative error at most 2**-8.
+    np.testing.assert_allclose(got, x_np, rtol=2.0 ** -8, atol=0)
+    np.testing.assert_array_equal(got, _host(torch.from_numpy(x_np).to(torch.bfloat16)))
