@@ -67,3 +67,16 @@ def test_record_keeps_every_statistic_but_a_bounded_sample_list():
     assert rec["warm_count"] == len(m.warm_samples_s) >= 5000
     assert len(rec["warm_samples_s"]) <= 1000
     assert rec["warm_samples_s"][0] == m.warm_samples_s[0]
+
+
+def test_setup_runs_before_every_call_and_outside_the_timed_region():
+    log = []
+
+    def setup():
+        log.append("setup")
+        time.sleep(0.02)  # stands for refilling a queue or clearing an export folder
+
+    _, m = measure(lambda: log.append("call"), lambda out: None,
+                   Policy(warmup_count=2, warmup_time_s=0, min_count=5, min_time_s=0), setup=setup)
+    assert log == ["setup", "call"] * (1 + 2 + len(m.warm_samples_s))
+    assert max(m.warm_samples_s) < 0.02 and m.cold_s < 0.02

@@ -309,15 +309,23 @@ def bench(request: pytest.FixtureRequest):
     state = request.node.stash[_STATE]
     adapter = w.adapter
 
-    def _bench(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
         if state.measurement is not None:
             raise clf.CaseError("bench may be called once per case: the timed region is one call")
         call, compiled = adapter.prepare(fn, args, kwargs)
         before = adapter.snapshot()
-        result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations)
+        result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)
         return result
 
+    def _bench(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return timed(None, fn, args, kwargs)
+
+    def with_setup(setup: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """bench.with_setup(setup, fn, *args): setup() runs untimed before every call of fn."""
+        return timed(setup, fn, args, kwargs)
+
+    _bench.with_setup = with_setup  # type: ignore[attr-defined]
     return _bench

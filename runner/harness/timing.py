@@ -70,11 +70,16 @@ def measure(
     sync: Callable[[Any], None],
     policy: Policy,
     counter: Callable[[], Optional[int]] = lambda: None,
+    setup: Optional[Callable[[], None]] = None,
 ) -> "tuple[Any, Measurement]":
     """Time `call` (no arguments: the sampled function bound to its inputs). Returns the first result.
 
     `counter` reads the framework's compilation count: compilations after warm-up mean the steady
-    state recompiles, which the record flags."""
+    state recompiles, which the record flags. `setup`, when given, runs before every call and outside
+    every timed region: for a function that consumes or refuses its own previous effect (an infeed
+    queue it drains, an export folder it will not overwrite)."""
+    prepare = setup or (lambda: None)
+    prepare()
     t0 = clock()
     first = call()
     sync(first)
@@ -90,6 +95,7 @@ def measure(
         start = clock()
         n = 0
         while n < policy.warmup_count or clock() - start < policy.warmup_time_s:
+            prepare()
             sync(call())
             n += 1
             if clock() - start > policy.max_time_s / 4:
@@ -98,6 +104,7 @@ def measure(
         compiled_before = counter()
         start = clock()
         while True:
+            prepare()
             t0 = clock()
             out = call()
             sync(out)
