@@ -99,3 +99,11 @@ def test_annotations_override_per_case_and_device():
     assert annotated(notes, "torch/test_x.py::test_y[bfloat16]", "tpu").reason == "why"
     assert annotated(notes, "torch/test_x.py::test_y[bfloat16]", "cpu") is None
     assert annotated(notes, "torch/test_x.py::test_z", "tpu") is None
+
+
+def test_annotations_can_hold_for_some_framework_versions_only():
+    notes = [Annotation(case="torch/test_x.py::test_y", category="type", reason="old", versions=["1.12"])]
+    assert annotated(notes, "torch/test_x.py::test_y", "cpu", "1.12.0+cu102").reason == "old"
+    assert annotated(notes, "torch/test_x.py::test_y", "cpu", "1.12") is not None
+    assert annotated(notes, "torch/test_x.py::test_y", "cpu", "1.120.0") is None
+    assert annotated(notes, "torch/test_x.py::test_y", "cpu", "2.13.0+cpu") is None

@@ -101,14 +101,22 @@ class Annotation:
     category: str
     reason: str
     devices: Optional[List[str]] = None  # None: every device
+    # Framework versions it holds for, as prefixes ("1.12" matches 1.12.0+cu102); None: every version.
+    versions: Optional[List[str]] = None
 
-    def applies(self, case_id: str, device: str) -> bool:
+    def applies(self, case_id: str, device: str, version: str = "") -> bool:
         pattern = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", self.case))
-        return re.fullmatch(pattern, case_id) is not None and (self.devices is None or device in self.devices)
+        return (re.fullmatch(pattern, case_id) is not None and (self.devices is None or device in self.devices)
+                and (self.versions is None or any(_same_release(version, v) for v in self.versions)))
+
+
+def _same_release(version: str, prefix: str) -> bool:
+    """'1.12' matches 1.12 and 1.12.0+cu102, not 1.120."""
+    return version == prefix or version.startswith(prefix + ".") or version.startswith(prefix + "+")
 
 
 def load_annotations(path: Optional[str]) -> List[Annotation]:
-    """curated/annotations.json: a list of {case, category, reason, devices?}. A missing file is no annotations."""
+    """curated/annotations.json: a list of {case, category, reason, devices?, versions?}. A missing file is none."""
     if not path or not os.path.exists(path):
         return []
     with open(path) as f:
@@ -116,8 +124,8 @@ def load_annotations(path: Optional[str]) -> List[Annotation]:
     return [Annotation(**entry) for entry in data]
 
 
-def annotated(annotations: Sequence[Annotation], case_id: str, device: str) -> Optional[Annotation]:
-    return next((a for a in annotations if a.applies(case_id, device)), None)
+def annotated(annotations: Sequence[Annotation], case_id: str, device: str, version: str = "") -> Optional[Annotation]:
+    return next((a for a in annotations if a.applies(case_id, device, version)), None)
 
 
 def describe(chain: Chain) -> str:

@@ -120,7 +120,7 @@ class Worker:
                   category=rec["category"])
 
     def category(self, case_id: str, chain: List, raised_in_case: bool) -> Dict[str, Any]:
-        note = clf.annotated(self.annotations, case_id, self.cfg.device)
+        note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version())
         if note is not None:
             return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
         category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))

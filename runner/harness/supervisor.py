@@ -182,7 +182,9 @@ class Supervisor:
             message += f": {detail}"
         rec = record.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
                           outcome="failed", category=category, message=message, category_source="supervisor")
-        annotation = clf.annotated(clf.load_annotations(self.cfg.annotations_path()), case_id, self.cfg.device)
+        version = (store.read(self.cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
+        annotation = clf.annotated(clf.load_annotations(self.cfg.annotations_path()), case_id, self.cfg.device,
+                                   version)
         if annotation is not None:
             rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
         with store.Writer(self.cfg.out) as writer:
