@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import matplotlib
 
@@ -75,48 +76,52 @@ def latency_scatter(pair_list: list[Pair], out: Path) -> list[Figure]:
     return figures
 
 
-def latency_density(function_latency: pd.DataFrame, out: Path) -> list[Figure]:
-    """Figure 2: the density of per-function warm latency, one curve per framework, one figure per setup."""
+def _per_framework_lines(frame: pd.DataFrame, out: Path, name: str, caption: str,
+                         draw: Callable[[plt.Axes, str, pd.DataFrame], bool], **axes: object) -> list[Figure]:
+    """One figure per setup, one line per framework: `draw` plots a framework's rows (False: nothing to
+    draw); `axes` are matplotlib Axes properties, strings formatted with {target}. Setups with no line get
+    no figure."""
     figures = []
-    for target, g in function_latency.groupby("target", sort=False):
+    for target, g in frame.groupby("target", sort=False):
         fig, ax = plt.subplots(figsize=(6.5, 4))
-        drawn = 0
-        for fw, h in g.groupby("framework", sort=False):
-            logs = np.log10(_to_ms(h["warm_median_s"]).to_numpy())
-            if len(logs) < 2 or np.ptp(logs) == 0:
-                continue
-            grid = np.linspace(logs.min() - 0.5, logs.max() + 0.5, 200)
-            ax.plot(10 ** grid, gaussian_kde(logs)(grid), color=COLORS.get(fw), label=f"{fw} ({len(logs)})")
-            drawn += 1
-        if not drawn:
+        drawn = [draw(ax, fw, h) for fw, h in g.groupby("framework", sort=False)]
+        if not any(drawn):
             plt.close(fig)
             continue
-        ax.set_xscale("log")
-        ax.set_xlabel("warm median per function (ms)")
-        ax.set_ylabel("density (per decade)")
-        ax.set_title(f"Latency density on {target}")
+        ax.set(**{k: v.format(target=target) if isinstance(v, str) else v for k, v in axes.items()})
         ax.legend(fontsize=8)
-        figures.append(_save(fig, out, f"latency-density-{slug(target)}",
-                             f"Density of per-function warm latency on {target}"))
+        figures.append(_save(fig, out, f"{name}-{slug(target)}", caption.format(target=target)))
     return figures
+
+
+def latency_density(function_latency: pd.DataFrame, out: Path) -> list[Figure]:
+    """Figure 2: the density of per-function warm latency, one curve per framework, one figure per setup."""
+    def draw(ax: plt.Axes, fw: str, h: pd.DataFrame) -> bool:
+        logs = np.log10(_to_ms(h["warm_median_s"]).to_numpy())
+        if len(logs) < 2 or np.ptp(logs) == 0:  # a density needs spread
+            return False
+        grid = np.linspace(logs.min() - 0.5, logs.max() + 0.5, 200)
+        ax.plot(10 ** grid, gaussian_kde(logs)(grid), color=COLORS.get(fw), label=f"{fw} ({len(logs)})")
+        return True
+
+    return _per_framework_lines(function_latency, out, "latency-density",
+                                "Density of per-function warm latency on {target}", draw, xscale="log",
+                                xlabel="warm median per function (ms)", ylabel="density (per decade)",
+                                title="Latency density on {target}")
 
 
 def failure_by_decile(deciles: pd.DataFrame, out: Path) -> list[Figure]:
     """Figure 4: failure rate by usage decile, one line per framework, one figure per setup."""
-    figures = []
-    for target, g in deciles.groupby("target", sort=False):
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        for fw, h in g.groupby("framework", sort=False):
-            ax.plot(h["decile"], h["failure %"], marker="o", color=COLORS.get(fw), label=fw)
-        ax.set_xticks(range(10, 101, 10))
-        ax.set_ylim(-2, 102)
-        ax.set_xlabel("usage decile (100 = most used tenth)")
-        ax.set_ylabel("functions failing (partial or complete) %")
-        ax.set_title(f"Failure rate by usage decile on {target}")
-        ax.legend(fontsize=8)
-        figures.append(_save(fig, out, f"failure-by-decile-{slug(target)}",
-                             f"Share of functions failing per usage decile on {target}"))
-    return figures
+    def draw(ax: plt.Axes, fw: str, h: pd.DataFrame) -> bool:
+        ax.plot(h["decile"], h["failure %"], marker="o", color=COLORS.get(fw), label=fw)
+        return True
+
+    return _per_framework_lines(deciles, out, "failure-by-decile",
+                                "Share of functions failing per usage decile on {target}", draw,
+                                xticks=range(10, 101, 10), ylim=(-2, 102),
+                                xlabel="usage decile (100 = most used tenth)",
+                                ylabel="functions failing (partial or complete) %",
+                                title="Failure rate by usage decile on {target}")
 
 
 def failure_top20(top20: pd.DataFrame, out: Path) -> list[Figure]:
