@@ -3,42 +3,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, assert_exact, rand_some_zero
 
 pytestmark = pytest.mark.function("jax.numpy.all", decile=100, top20=True)
 
-
-def _some_zero(rng, shape, dtype):
-    """Like upstream's rand_some_zero: nonzero values with about half of the entries zeroed."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        base = rng.integers(1, 6, size=shape)
-    elif np.issubdtype(dtype, np.complexfloating):
-        base = 3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)
-    else:
-        base = 3 * rng.standard_normal(shape)
-    return np.where(rng.random(shape) < 0.5, 0, base).astype(dtype)
-
-
-def _check(result, expected):
-    # all is a logical reduction: always bool, and exact.
-    expected = np.asarray(expected)
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == np.bool_
-    np.testing.assert_array_equal(np.asarray(result), expected)
-
-
-def _host(x):
-    """NumPy cannot test bfloat16 truthiness directly; an exact float32 view keeps zeros zero."""
-    return x.astype(np.float32) if x.dtype == jnp.bfloat16 else x
+# all is a logical reduction: always bool, and exact (assert_exact); NumPy cannot test bfloat16
+# truthiness directly, so its reference reads an exact float32 view (as_numpy) that keeps zeros zero.
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.float32, np.float16, jnp.bfloat16, np.int32, np.uint8, np.complex64])
 def test_all_dtypes(bench, device, dtype):
-    x = _some_zero(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_some_zero(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.all, jax.device_put(x, device), -1)
-    _check(result, np.all(_host(x), axis=-1))
+    assert_exact(result, np.all(as_numpy(x), axis=-1))
 
 
 # Upstream's all_shapes with every axis and keepdims; a 0-d array and empties included.
@@ -48,9 +25,9 @@ def test_all_dtypes(bench, device, dtype):
 ])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_all_axis_keepdims(bench, device, shape, axis, keepdims):
-    x = _some_zero(np.random.default_rng(1), shape, np.bool_)
+    x = rand_some_zero(np.random.default_rng(1), shape, np.bool_)
     result = bench(jnp.all, jax.device_put(x, device), axis, keepdims=keepdims)
-    _check(result, np.all(x, axis=axis, keepdims=keepdims))
+    assert_exact(result, np.all(x, axis=axis, keepdims=keepdims))
 
 
 @pytest.mark.parametrize("value", [True, False])
@@ -58,28 +35,28 @@ def test_all_uniform_input(bench, device, value):
     # All-true and all-false arrays: the reduction must return exactly that value.
     x = np.full((5, 6), value)
     result = bench(jnp.all, jax.device_put(x, device))
-    _check(result, np.bool_(value))
+    assert_exact(result, np.bool_(value))
 
 
 def test_all_nan_is_true(bench, device):
     # NaN is nonzero, so it counts as True (as in NumPy); -0.0 counts as False.
     x = np.array([[np.nan, 1.0, -np.inf], [np.nan, -0.0, 2.0]], np.float32)
     result = bench(jnp.all, jax.device_put(x, device), 1)
-    _check(result, np.all(x, axis=1))
+    assert_exact(result, np.all(x, axis=1))
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 4), 1), ((2, 3, 4), (0, 2)), ((3, 4), None)])
 def test_all_where(bench, device, shape, axis):
     # testReducerWhereNoInitial: masked-out entries are ignored (an empty selection is True).
     rng = np.random.default_rng(2)
-    x = _some_zero(rng, shape, np.bool_)
+    x = rand_some_zero(rng, shape, np.bool_)
     mask = rng.random(shape) < 0.5
     result = bench(lambda a, m: jnp.all(a, axis=axis, where=m),
                    jax.device_put(x, device), jax.device_put(mask, device))
-    _check(result, np.all(x, axis=axis, where=mask))
+    assert_exact(result, np.all(x, axis=axis, where=mask))
 
 
 def test_all_large(bench, device):
     x = np.random.default_rng(3).random((1024, 1024)) < 0.999
     result = bench(jnp.all, jax.device_put(x, device), 0)
-    _check(result, np.all(x, axis=0))
+    assert_exact(result, np.all(x, axis=0))

@@ -8,16 +8,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_exact, rand_default
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.all_gather", decile=70, top20=False)
 
-
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
+# all_gather only moves data: every check is exact, same dtype (assert_exact).
 
 
 def _gather_vmap(**kwargs):
@@ -33,57 +29,47 @@ def _reference(x, axis=0, tiled=False):
     return np.broadcast_to(gathered, (n,) + gathered.shape)
 
 
-def _check(result, expected):
-    # all_gather only moves data: exact, same dtype.
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == expected.dtype
-    host, expected = np.asarray(result), np.asarray(expected)
-    if expected.dtype == jnp.bfloat16:
-        host, expected = host.astype(np.float32), expected.astype(np.float32)
-    np.testing.assert_array_equal(host, expected)
-
-
 # Upstream's shapes: the leading dimension is the named axis of size n.
 @pytest.mark.parametrize("shape", [(4, 4), (3, 2, 5), (1, 7), (6,)])
 def test_all_gather_vmap_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(0), shape, np.float32)
+    x = rand_default(np.random.default_rng(0), shape, np.float32)
     result = bench(_gather_vmap(), jax.device_put(x, device))
-    _check(result, _reference(x))
+    assert_exact(result, _reference(x))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.int32, np.uint8])
 def test_all_gather_vmap_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(1), (4, 3), dtype)
+    x = rand_default(np.random.default_rng(1), (4, 3), dtype)
     result = bench(_gather_vmap(), jax.device_put(x, device))
-    _check(result, _reference(x))
+    assert_exact(result, _reference(x))
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_all_gather_vmap_axis(bench, device, axis):
     # The gathered dimension may be inserted at any position of the per-member value.
-    x = _rand(np.random.default_rng(2), (3, 2, 5), np.float32)
+    x = rand_default(np.random.default_rng(2), (3, 2, 5), np.float32)
     result = bench(_gather_vmap(axis=axis), jax.device_put(x, device))
-    _check(result, _reference(x, axis=axis))
+    assert_exact(result, _reference(x, axis=axis))
 
 
 @pytest.mark.parametrize("axis", [0, 1])
 def test_all_gather_vmap_tiled(bench, device, axis):
     # testAllGatherTiled: the members are concatenated into an existing dimension.
-    x = _rand(np.random.default_rng(3), (4, 2, 3), np.float32)
+    x = rand_default(np.random.default_rng(3), (4, 2, 3), np.float32)
     result = bench(_gather_vmap(axis=axis, tiled=True), jax.device_put(x, device))
-    _check(result, _reference(x, axis=axis, tiled=True))
+    assert_exact(result, _reference(x, axis=axis, tiled=True))
 
 
 @pytest.mark.parametrize("tiled", [False, True])
 def test_all_gather_pmap_one_device(bench, device, tiled):
     # testGather: under pmap over the cell's single device the gather has one member.
-    x = _rand(np.random.default_rng(4), (1, 4, 3), np.float32)
+    x = rand_default(np.random.default_rng(4), (1, 4, 3), np.float32)
     fn = jax.pmap(partial(lax.all_gather, axis_name="i", tiled=tiled), axis_name="i", devices=[device])
     result = bench(fn, jax.device_put(x, device))
-    _check(result, _reference(x, tiled=tiled))
+    assert_exact(result, _reference(x, tiled=tiled))
 
 
 def test_all_gather_large(bench, device):
-    x = _rand(np.random.default_rng(5), (16, 256, 64), np.float32)
+    x = rand_default(np.random.default_rng(5), (16, 256, 64), np.float32)
     result = bench(_gather_vmap(), jax.device_put(x, device))
-    _check(result, _reference(x))
+    assert_exact(result, _reference(x))

@@ -1,30 +1,18 @@
 """jax.numpy.arange: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArange and its dtype checks)."""
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, canonical_dtype
 
 pytestmark = pytest.mark.function("jax.numpy.arange", decile=100, top20=True)
 
-# With 64-bit types disabled (JAX's default), Python ints and floats map to 32-bit types.
-_CANON = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.float32),
-          np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
-
-
-def _canonical(dtype):
-    dtype = np.dtype(dtype)
-    if jax.config.jax_enable_x64:
-        return dtype
-    return _CANON.get(dtype, dtype)
-
 
 def _check(result, expected, tol=0):
+    # With 64-bit types disabled (JAX's default), Python ints and floats map to 32-bit types.
     expected = np.asarray(expected)
     assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == _canonical(expected.dtype)
-    host = np.asarray(result)
-    if host.dtype == jnp.bfloat16:
-        host, expected = host.astype(np.float32), expected.astype(np.float32)
+    assert np.dtype(result.dtype) == canonical_dtype(expected.dtype)
+    host = as_numpy(result)
     np.testing.assert_allclose(host, expected.astype(host.dtype), rtol=tol, atol=tol)
 
 

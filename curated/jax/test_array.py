@@ -3,35 +3,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import canonical_dtype, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.array", decile=100, top20=True)
-
-_CANON = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.float32),
-          np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
-
-
-def _canonical(dtype):
-    """jnp.array canonicalizes 64-bit types to 32 bits unless x64 mode is on."""
-    dtype = np.dtype(dtype)
-    return dtype if jax.config.jax_enable_x64 else _CANON.get(dtype, dtype)
-
-
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype) if np.issubdtype(dtype, np.signedinteger) \
-            else rng.integers(0, 11, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
 
 
 def _check(result, expected, dtype=None):
     # Building an array copies values; after canonicalizing the dtype they are exact.
     expected = np.asarray(expected)
-    dtype = _canonical(dtype if dtype is not None else expected.dtype)
+    dtype = canonical_dtype(dtype if dtype is not None else expected.dtype)
     assert isinstance(result, jax.Array)
     assert result.shape == expected.shape
     assert np.dtype(result.dtype) == dtype
@@ -44,14 +24,14 @@ def _check(result, expected, dtype=None):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.uint8, np.complex64, np.bool_])
 def test_array_from_numpy(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.array, x)
     _check(result, x)
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (2, 1, 4), (0, 4), (3, 0)])
 def test_array_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(1), shape, np.float32)
+    x = rand_default(np.random.default_rng(1), shape, np.float32)
     result = bench(jnp.array, jax.device_put(x, device))
     _check(result, x)
 
@@ -83,7 +63,7 @@ def test_array_dtype_argument(bench, device, dtype):
 
 @pytest.mark.parametrize("ndmin", [0, 1, 3, 5])
 def test_array_ndmin(bench, device, ndmin):
-    x = _rand(np.random.default_rng(2), (2, 3), np.float32)
+    x = rand_default(np.random.default_rng(2), (2, 3), np.float32)
     result = bench(jnp.array, jax.device_put(x, device), ndmin=ndmin)
     _check(result, np.array(x, ndmin=ndmin))
 
@@ -91,7 +71,7 @@ def test_array_ndmin(bench, device, ndmin):
 def test_array_from_list_of_device_arrays(bench, device):
     # A list of jax arrays stacks them into a new leading dimension.
     rng = np.random.default_rng(3)
-    parts = [_rand(rng, (4, 5), np.float32) for _ in range(3)]
+    parts = [rand_default(rng, (4, 5), np.float32) for _ in range(3)]
     result = bench(jnp.array, [jax.device_put(p, device) for p in parts])
     _check(result, np.stack(parts))
 
@@ -99,7 +79,7 @@ def test_array_from_list_of_device_arrays(bench, device):
 @pytest.mark.parametrize("copy", [True, False])
 def test_array_copy(bench, device, copy):
     # The result is a new array with the same values either way.
-    x = _rand(np.random.default_rng(4), (3, 4), np.float32)
+    x = rand_default(np.random.default_rng(4), (3, 4), np.float32)
     x_dev = jax.device_put(x, device)
     result = bench(jnp.array, x_dev, copy=copy)
     _check(result, x)
@@ -107,6 +87,6 @@ def test_array_copy(bench, device, copy):
 
 
 def test_array_large(bench, device):
-    x = _rand(np.random.default_rng(5), (1024, 1024), np.float32)
+    x = rand_default(np.random.default_rng(5), (1024, 1024), np.float32)
     result = bench(jnp.array, x)
     _check(result, x)

@@ -3,39 +3,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_near_reference, rand_default, rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.average", decile=40, top20=False)
 
 # testAverage's tolerances per (result) dtype.
-_TOL = {
-    np.dtype(jnp.bfloat16): 2e-1,
-    np.dtype(np.float16): 1e-2,
-    np.dtype(np.float32): 1e-5,
-    np.dtype(np.complex64): 1e-5,
-}
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3 (small ints for int types)."""
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
+_TOL = tolerances(bfloat16=2e-1, float16=1e-2, float32=1e-5, complex64=1e-5)
 
 
 def _weights(rng, shape, dtype):
     """Positive weights (upstream draws rand_default and skips ZeroDivision; positive weights keep
     the weight sum away from zero so the relative tolerance stays meaningful)."""
-    return rng.uniform(0.5, 2.0, size=shape).astype(dtype)
-
-
-def _wide(x):
-    x = np.asarray(x)
-    if np.iscomplexobj(x):
-        return x.astype(np.complex128)
-    return x.astype(np.float64)
+    return rand_uniform(rng, shape, dtype, 0.5, 2.0)
 
 
 def _result_dtype(dtype):
@@ -44,21 +23,11 @@ def _result_dtype(dtype):
     return np.dtype(np.float32) if np.issubdtype(dtype, np.integer) else dtype
 
 
-def _check(result, expected, dtype):
-    expected = np.asarray(expected)
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == dtype
-    tol = _TOL[dtype]
-    np.testing.assert_allclose(_wide(np.asarray(result).astype(np.float32) if dtype == jnp.bfloat16 else result),
-                               expected, rtol=tol, atol=tol)
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.complex64])
 def test_average_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.average, jax.device_put(x, device), 1)
-    host = x.astype(np.float32) if dtype is jnp.bfloat16 else x
-    _check(result, np.average(_wide(host), 1), _result_dtype(dtype))
+    assert_near_reference(result, np.average(wide(x), 1), _result_dtype(dtype), _TOL)
 
 
 @pytest.mark.parametrize("shape,axis", [
@@ -67,9 +36,9 @@ def test_average_dtypes(bench, device, dtype):
 ])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_average_unweighted(bench, device, shape, axis, keepdims):
-    x = _rand(np.random.default_rng(1), shape, np.float32)
+    x = rand_default(np.random.default_rng(1), shape, np.float32)
     result = bench(jnp.average, jax.device_put(x, device), axis, keepdims=keepdims)
-    _check(result, np.average(_wide(x), axis, keepdims=keepdims), np.dtype(np.float32))
+    assert_near_reference(result, np.average(wide(x), axis, keepdims=keepdims), np.float32, _TOL)
 
 
 # weights_shape is either the input's shape or, for a single axis, that axis's length.
@@ -79,9 +48,9 @@ def test_average_unweighted(bench, device, shape, axis, keepdims):
 ])
 def test_average_weighted(bench, device, shape, axis, weights_shape):
     rng = np.random.default_rng(2)
-    x, w = _rand(rng, shape, np.float32), _weights(rng, weights_shape, np.float32)
+    x, w = rand_default(rng, shape, np.float32), _weights(rng, weights_shape, np.float32)
     result = bench(jnp.average, jax.device_put(x, device), axis, jax.device_put(w, device))
-    _check(result, np.average(_wide(x), axis, _wide(w)), np.dtype(np.float32))
+    assert_near_reference(result, np.average(wide(x), axis, wide(w)), np.float32, _TOL)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -90,17 +59,17 @@ def test_average_returned(bench, device, weighted, keepdims):
     # returned=True also gives the sum of the weights (the element count when unweighted),
     # broadcast to the shape of the average.
     rng = np.random.default_rng(3)
-    x = _rand(rng, (3, 5), np.float32)
+    x = rand_default(rng, (3, 5), np.float32)
     w = _weights(rng, (5,), np.float32) if weighted else None
     w_dev = None if w is None else jax.device_put(w, device)
     avg, total = bench(jnp.average, jax.device_put(x, device), 1, w_dev, returned=True, keepdims=keepdims)
-    exp_avg, exp_total = np.average(_wide(x), 1, None if w is None else _wide(w), returned=True, keepdims=keepdims)
-    _check(avg, exp_avg, np.dtype(np.float32))
-    _check(total, exp_total, np.dtype(np.float32))
+    exp_avg, exp_total = np.average(wide(x), 1, None if w is None else wide(w), returned=True, keepdims=keepdims)
+    assert_near_reference(avg, exp_avg, np.float32, _TOL)
+    assert_near_reference(total, exp_total, np.float32, _TOL)
 
 
 def test_average_large(bench, device):
     rng = np.random.default_rng(4)
-    x, w = _rand(rng, (1024, 512), np.float32), _weights(rng, (512,), np.float32)
+    x, w = rand_default(rng, (1024, 512), np.float32), _weights(rng, (512,), np.float32)
     result = bench(jnp.average, jax.device_put(x, device), -1, jax.device_put(w, device))
-    _check(result, np.average(_wide(x), -1, _wide(w)), np.dtype(np.float32))
+    assert_near_reference(result, np.average(wide(x), -1, wide(w)), np.float32, _TOL)

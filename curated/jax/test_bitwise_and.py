@@ -2,9 +2,12 @@
 import jax
 import numpy as np
 import pytest
+from _support import assert_exact
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.bitwise_and", decile=10, top20=False)
+
+# Bitwise operations are exact and keep the operand dtype (assert_exact).
 
 
 def _rand_bits(rng, shape, dtype):
@@ -17,19 +20,12 @@ def _rand_bits(rng, shape, dtype):
     return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
 
 
-def _check(result, expected):
-    # Bitwise operations are exact and keep the operand dtype.
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == expected.dtype
-    np.testing.assert_array_equal(np.asarray(result), expected)
-
-
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32])
 def test_bitwise_and_dtypes(bench, device, dtype):
     rng = np.random.default_rng(0)
     x, y = _rand_bits(rng, (3, 4), dtype), _rand_bits(rng, (3, 4), dtype)
     result = bench(lax.bitwise_and, jax.device_put(x, device), jax.device_put(y, device))
-    _check(result, np.bitwise_and(x, y))
+    assert_exact(result, np.bitwise_and(x, y))
 
 
 # lax ops take operands of equal shape (no implicit rank promotion); upstream's shapes.
@@ -38,7 +34,7 @@ def test_bitwise_and_shapes(bench, device, shape):
     rng = np.random.default_rng(1)
     x, y = _rand_bits(rng, shape, np.int32), _rand_bits(rng, shape, np.int32)
     result = bench(lax.bitwise_and, jax.device_put(x, device), jax.device_put(y, device))
-    _check(result, np.bitwise_and(x, y))
+    assert_exact(result, np.bitwise_and(x, y))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int8])
@@ -48,7 +44,7 @@ def test_bitwise_and_identities(bench, device, dtype):
     x = np.array([info.min, info.max, 0, 1, -1 if info.min < 0 else 2], dtype)
     masks = np.array([~np.array(0, dtype), 0, ~np.array(0, dtype), 0, ~np.array(0, dtype)], dtype)
     result = bench(lax.bitwise_and, jax.device_put(x, device), jax.device_put(masks, device))
-    _check(result, np.bitwise_and(x, masks))
+    assert_exact(result, np.bitwise_and(x, masks))
 
 
 def test_bitwise_and_vmap(bench, device):
@@ -57,11 +53,11 @@ def test_bitwise_and_vmap(bench, device):
     x, y = _rand_bits(rng, (5, 6), np.int32), _rand_bits(rng, (6,), np.int32)
     fn = jax.vmap(lax.bitwise_and, in_axes=(0, None))
     result = bench(fn, jax.device_put(x, device), jax.device_put(y, device))
-    _check(result, np.bitwise_and(x, y[None, :]))
+    assert_exact(result, np.bitwise_and(x, y[None, :]))
 
 
 def test_bitwise_and_large(bench, device):
     rng = np.random.default_rng(4)
     x, y = _rand_bits(rng, (1024, 1024), np.uint32), _rand_bits(rng, (1024, 1024), np.uint32)
     result = bench(lax.bitwise_and, jax.device_put(x, device), jax.device_put(y, device))
-    _check(result, np.bitwise_and(x, y))
+    assert_exact(result, np.bitwise_and(x, y))

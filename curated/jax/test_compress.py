@@ -6,33 +6,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, assert_exact, rand_some_zero
 
 pytestmark = pytest.mark.function("jax.numpy.compress", decile=70, top20=False)
 
-
-def _some_zero(rng, shape, dtype):
-    """Like upstream's rand_some_zero: nonzero values with about half of the entries zeroed."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        base = rng.integers(1, 6, size=shape)
-    elif np.issubdtype(dtype, np.complexfloating):
-        base = 3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)
-    else:
-        base = 3 * rng.standard_normal(shape)
-    return np.where(rng.random(shape) < 0.5, 0, base).astype(dtype)
-
-
-def _check(result, expected):
-    # compress selects entries: exact values, same dtype.
-    expected = np.asarray(expected)
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == expected.dtype
-    host = np.asarray(result)
-    if expected.dtype == jnp.bfloat16:
-        host, expected = host.astype(np.float32), expected.astype(np.float32)
-    np.testing.assert_array_equal(host, expected)
+# compress selects entries: exact values, same dtype (assert_exact).
 
 
 def _cond_len(shape, axis):
@@ -46,20 +24,19 @@ def _cond_len(shape, axis):
 ])
 def test_compress_axis(bench, device, shape, axis):
     rng = np.random.default_rng(0)
-    cond = _some_zero(rng, (_cond_len(shape, axis),), np.float32)   # nonzero floats count as True
-    x = _some_zero(rng, shape, np.float32)
+    cond = rand_some_zero(rng, (_cond_len(shape, axis),), np.float32)   # nonzero floats count as True
+    x = rand_some_zero(rng, shape, np.float32)
     result = bench(jnp.compress, jax.device_put(cond, device), jax.device_put(x, device), axis)
-    _check(result, np.compress(cond, x, axis))
+    assert_exact(result, np.compress(cond, x, axis))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.int32, np.complex64, np.bool_])
 def test_compress_dtypes(bench, device, dtype):
     rng = np.random.default_rng(1)
     cond = rng.random(4) < 0.5
-    x = _some_zero(rng, (3, 4), dtype)
+    x = rand_some_zero(rng, (3, 4), dtype)
     result = bench(jnp.compress, jax.device_put(cond, device), jax.device_put(x, device), 1)
-    host = x.astype(np.float32) if dtype is jnp.bfloat16 else x
-    _check(result, np.compress(cond, host, 1).astype(np.dtype(dtype)))
+    assert_exact(result, np.compress(cond, as_numpy(x), 1).astype(np.dtype(dtype)))
 
 
 @pytest.mark.parametrize("n", [0, 2])
@@ -67,17 +44,17 @@ def test_compress_short_condition(bench, device, n):
     # A condition shorter than the axis selects only among its first entries.
     rng = np.random.default_rng(2)
     cond = np.array([True, False, True][:n], dtype=bool)
-    x = _some_zero(rng, (3, 4), np.float32)
+    x = rand_some_zero(rng, (3, 4), np.float32)
     result = bench(jnp.compress, jax.device_put(cond, device), jax.device_put(x, device), 1)
-    _check(result, np.compress(cond, x, 1))
+    assert_exact(result, np.compress(cond, x, 1))
 
 
 @pytest.mark.parametrize("value", [True, False])
 def test_compress_all_or_nothing(bench, device, value):
-    x = _some_zero(np.random.default_rng(3), (4, 5), np.float32)
+    x = rand_some_zero(np.random.default_rng(3), (4, 5), np.float32)
     cond = np.full(4, value)
     result = bench(jnp.compress, jax.device_put(cond, device), jax.device_put(x, device), 0)
-    _check(result, np.compress(cond, x, 0))
+    assert_exact(result, np.compress(cond, x, 0))
 
 
 def test_compress_large(bench, device):
@@ -85,4 +62,4 @@ def test_compress_large(bench, device):
     x = rng.standard_normal((1024, 512)).astype(np.float32)
     cond = rng.random(1024) < 0.5
     result = bench(jnp.compress, jax.device_put(cond, device), jax.device_put(x, device), 0)
-    _check(result, np.compress(cond, x, 0))
+    assert_exact(result, np.compress(cond, x, 0))

@@ -6,17 +6,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.linalg.eig", decile=30, top20=False)
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.complex64): np.dtype(np.complex64)}
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal entries scaled by 3."""
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
 
 
 def _check(a, w, v):
@@ -42,7 +36,7 @@ def _check(a, w, v):
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (5, 5), (20, 20), (2, 6, 6)])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_eig_shapes_dtypes(bench, device, shape, dtype):
-    a = _rand(np.random.default_rng(0), shape, dtype)
+    a = rand_default(np.random.default_rng(0), shape, dtype)
     w, v = bench(jnp.linalg.eig, jax.device_put(a, device))
     _check(a, w, v)
 
@@ -59,24 +53,24 @@ def test_eig_known_spectra(bench, device, kind):
     # Matrices with known eigenvalues: real (symmetric), purely imaginary pairs (rotation), the diagonal.
     rng = np.random.default_rng(1)
     if kind == "symmetric":
-        b = _rand(rng, (6, 6), np.float32)
+        b = rand_default(rng, (6, 6), np.float32)
         a = (b + b.T) / 2
     elif kind == "rotation":
         a = np.array([[0.0, -2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.float32)  # eigenvalues +-2i, 1
     else:
-        a = np.triu(_rand(rng, (5, 5), np.float32)) + np.diag(np.arange(1, 6, dtype=np.float32) * 4)
+        a = np.triu(rand_default(rng, (5, 5), np.float32)) + np.diag(np.arange(1, 6, dtype=np.float32) * 4)
     w, v = bench(jnp.linalg.eig, jax.device_put(a, device))
     _check(a, w, v)
 
 
 def test_eig_batched_vmap(bench, device):
     # testEigBatching: vmap over a batch gives the batched result.
-    a = _rand(np.random.default_rng(2), (3, 5, 5), np.float32)
+    a = rand_default(np.random.default_rng(2), (3, 5, 5), np.float32)
     w, v = bench(jax.vmap(jnp.linalg.eig), jax.device_put(a, device))
     _check(a, w, v)
 
 
 def test_eig_large(bench, device):
-    a = _rand(np.random.default_rng(3), (50, 50), np.float32)
+    a = rand_default(np.random.default_rng(3), (50, 50), np.float32)
     w, v = bench(jnp.linalg.eig, jax.device_put(a, device))
     _check(a, w, v)

@@ -3,16 +3,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import DEFAULT_TOL, assert_near_reference, rand_default
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.erf", decile=20, top20=False)
 
-# Upstream's default tolerances for the floating dtypes.
-_TOL = {
-    np.dtype(np.float32): 1e-6,
-    np.dtype(np.float16): 1e-3,
-    np.dtype(jnp.bfloat16): 1e-2,
-}
+# Upstream's default tolerances for the floating dtypes (DEFAULT_TOL).
 
 
 def _scipy_erf(x):
@@ -20,30 +16,20 @@ def _scipy_erf(x):
     return special.erf(x)
 
 
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3."""
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
 def _check(result, x):
-    dtype = np.dtype(x.dtype)
-    assert result.shape == x.shape
-    assert np.dtype(result.dtype) == dtype
-    expected = _scipy_erf(x.astype(np.float64))
-    tol = _TOL[dtype]
-    np.testing.assert_allclose(np.asarray(result).astype(np.float64), expected, rtol=tol, atol=tol)
+    assert_near_reference(result, _scipy_erf(x.astype(np.float64)), x.dtype, DEFAULT_TOL)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16])
 def test_erf_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(lax.erf, jax.device_put(x, device))
     _check(result, x)
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 1, 4), (0,), (3, 0)])
 def test_erf_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(1), shape, np.float32)
+    x = rand_default(np.random.default_rng(1), shape, np.float32)
     result = bench(lax.erf, jax.device_put(x, device))
     _check(result, x)
 
@@ -65,7 +51,7 @@ def test_erf_small_arguments(bench, device):
 
 def test_erf_grad(bench, device):
     # d/dx erf(x) = 2 / sqrt(pi) * exp(-x**2).
-    x = _rand(np.random.default_rng(2), (8,), np.float32)
+    x = rand_default(np.random.default_rng(2), (8,), np.float32)
     grad_fn = jax.grad(lambda a: jnp.sum(lax.erf(a)))
     result = bench(grad_fn, jax.device_put(x, device))
     x64 = x.astype(np.float64)
@@ -73,6 +59,6 @@ def test_erf_grad(bench, device):
 
 
 def test_erf_large(bench, device):
-    x = _rand(np.random.default_rng(3), (512, 512), np.float32)
+    x = rand_default(np.random.default_rng(3), (512, 512), np.float32)
     result = bench(lax.erf, jax.device_put(x, device))
     _check(result, x)

@@ -3,16 +3,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_near_reference, rand_uniform, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.special.gammaln", decile=70, top20=False)
 
 # testScipySpecialFun compares against SciPy with atol = rtol = 1e-3 (upstream notes gammaln
 # has slightly high error); 16-bit inputs use the looser default tolerance of their dtype.
-_TOL = {
-    np.dtype(np.float32): 1e-3,
-    np.dtype(np.float16): 1e-3,
-    np.dtype(jnp.bfloat16): 1e-2,
-}
+_TOL = tolerances(float32=1e-3, float16=1e-3, bfloat16=1e-2)
 
 
 def _scipy_gammaln(x):
@@ -21,17 +18,12 @@ def _scipy_gammaln(x):
 
 
 def _check(result, x, out_dtype):
-    out_dtype = np.dtype(out_dtype)
-    assert result.shape == x.shape
-    assert np.dtype(result.dtype) == out_dtype
-    expected = _scipy_gammaln(np.asarray(x).astype(np.float64))
-    tol = _TOL[out_dtype]
-    np.testing.assert_allclose(np.asarray(result).astype(np.float64), expected, rtol=tol, atol=tol)
+    assert_near_reference(result, _scipy_gammaln(np.asarray(x).astype(np.float64)), out_dtype, _TOL)
 
 
 def _positive(rng, shape, low=0.1, high=10.0):
     """Positive arguments (upstream uses rand_positive), over a few orders of magnitude."""
-    return rng.uniform(low, high, size=shape).astype(np.float32)
+    return rand_uniform(rng, shape, np.float32, low, high)
 
 
 # Upstream's all_shapes for special functions.

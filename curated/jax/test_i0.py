@@ -3,16 +3,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_near_reference, rand_default, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.special.i0", decile=20, top20=False)
 
 # testScipySpecialFun compares with SciPy at atol = rtol = 1e-3 for float32; 16-bit inputs use the
 # looser default tolerance of their dtype.
-_TOL = {
-    np.dtype(np.float32): 1e-3,
-    np.dtype(np.float16): 1e-2,
-    np.dtype(jnp.bfloat16): 5e-2,
-}
+_TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=5e-2)
 
 
 def _scipy_i0(x):
@@ -20,31 +17,21 @@ def _scipy_i0(x):
     return special.i0(x)
 
 
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3."""
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
 def _check(result, x, out_dtype):
-    out_dtype = np.dtype(out_dtype)
-    assert result.shape == x.shape
-    assert np.dtype(result.dtype) == out_dtype
-    expected = _scipy_i0(np.asarray(x).astype(np.float64))
-    tol = _TOL[out_dtype]
-    np.testing.assert_allclose(np.asarray(result).astype(np.float64), expected, rtol=tol, atol=tol)
+    assert_near_reference(result, _scipy_i0(np.asarray(x).astype(np.float64)), out_dtype, _TOL)
 
 
 # Upstream's all_shapes for special functions.
 @pytest.mark.parametrize("shape", [(), (4,), (3, 4), (3, 1), (1, 4), (2, 1, 4), (0,)])
 def test_i0_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(0), shape, np.float32)
+    x = rand_default(np.random.default_rng(0), shape, np.float32)
     result = bench(jax.scipy.special.i0, jax.device_put(x, device))
     _check(result, x, np.float32)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
 def test_i0_half_precision(bench, device, dtype):
-    x = _rand(np.random.default_rng(1), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(1), (3, 4), dtype)
     result = bench(jax.scipy.special.i0, jax.device_put(x, device))
     _check(result, x, dtype)
 
@@ -66,13 +53,13 @@ def test_i0_special_points(bench, device):
 def test_i0_grad(bench, device):
     # d/dx i0(x) = i1(x).
     from scipy import special
-    x = _rand(np.random.default_rng(2), (8,), np.float32)
+    x = rand_default(np.random.default_rng(2), (8,), np.float32)
     grad_fn = jax.grad(lambda a: jnp.sum(jax.scipy.special.i0(a)))
     result = bench(grad_fn, jax.device_put(x, device))
     np.testing.assert_allclose(np.asarray(result), special.i1(x.astype(np.float64)), rtol=1e-3, atol=1e-3)
 
 
 def test_i0_large(bench, device):
-    x = _rand(np.random.default_rng(3), (512, 512), np.float32)
+    x = rand_default(np.random.default_rng(3), (512, 512), np.float32)
     result = bench(jax.scipy.special.i0, jax.device_put(x, device))
     _check(result, x, np.float32)

@@ -3,55 +3,31 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_near_reference, rand_default, tolerances, wide
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.integer_pow", decile=40, top20=False)
 
 # Upstream's tolerances for repeated multiplication.
-_TOL = {
-    np.dtype(np.float32): 1e-5,
-    np.dtype(np.float16): 1e-2,
-    np.dtype(jnp.bfloat16): 2e-2,
-    np.dtype(np.complex64): 1e-5,
-}
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3 (small ints for int types)."""
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _wide(x):
-    x = np.asarray(x)
-    if x.dtype == jnp.bfloat16:
-        x = x.astype(np.float32)
-    return x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+_TOL = tolerances(float32=1e-5, float16=1e-2, bfloat16=2e-2, complex64=1e-5)
 
 
 def _check(result, x, y):
-    dtype = np.dtype(x.dtype)
-    assert result.shape == x.shape
-    assert np.dtype(result.dtype) == dtype  # integer_pow keeps the operand dtype
-    if np.issubdtype(dtype, np.integer):
+    # integer_pow keeps the operand dtype.
+    if np.issubdtype(x.dtype, np.integer):
         # Integer powers wrap around like NumPy's fixed-width multiplication.
-        np.testing.assert_array_equal(np.asarray(result), np.power(x, y, dtype=dtype))
-        return
-    tol = _TOL[dtype]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        expected = _wide(x) ** y
-    np.testing.assert_allclose(_wide(result), expected, rtol=tol, atol=tol)
+        expected = np.power(x, y, dtype=x.dtype)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = wide(x) ** y
+    assert_near_reference(result, expected, x.dtype, _TOL)
 
 
 @pytest.mark.parametrize("y", [-3, -2, -1, 0, 1, 2, 3, 7])
 def test_integer_pow_exponents(bench, device, y):
     # Keep the base away from zero so negative powers stay finite.
     rng = np.random.default_rng(0)
-    x = _rand(rng, (5, 7), np.float32)
+    x = rand_default(rng, (5, 7), np.float32)
     x = np.where(np.abs(x) < 0.5, 0.5, x).astype(np.float32)
     result = bench(lax.integer_pow, jax.device_put(x, device), y)
     _check(result, x, y)
@@ -63,7 +39,7 @@ def test_integer_pow_exponents(bench, device, y):
 ])
 def test_integer_pow_dtypes(bench, device, dtype, y):
     rng = np.random.default_rng(1)
-    x = _rand(rng, (3, 4), dtype) if not np.issubdtype(np.dtype(dtype), np.unsignedinteger) \
+    x = rand_default(rng, (3, 4), dtype) if not np.issubdtype(np.dtype(dtype), np.unsignedinteger) \
         else rng.integers(0, 16, size=(3, 4)).astype(dtype)
     if y < 0:
         x = np.where(np.abs(x) < 0.5, 1, x).astype(dtype)
@@ -83,7 +59,7 @@ def test_integer_pow_large_exponent(bench, device):
     x = np.array([1.0, -1.0, 1.001, 0.999, 0.0], np.float32)
     result = bench(lax.integer_pow, jax.device_put(x, device), 1000)
     host = np.asarray(result)
-    np.testing.assert_allclose(host[:4], _wide(x[:4]) ** 1000, rtol=1e-3)
+    np.testing.assert_allclose(host[:4], wide(x[:4]) ** 1000, rtol=1e-3)
     assert host[4] == 0.0
     zero_pow = lax.integer_pow(jax.device_put(np.zeros(2, np.float32), device), 0)
     np.testing.assert_array_equal(np.asarray(zero_pow), np.ones(2, np.float32))
@@ -95,10 +71,10 @@ def test_integer_pow_grad(bench, device, y):
     x = np.array([0.7, -1.3, 2.0, -2.5], np.float32)
     grad_fn = jax.grad(lambda a: jnp.sum(lax.integer_pow(a, y)))
     result = bench(grad_fn, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), y * _wide(x) ** (y - 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(result), y * wide(x) ** (y - 1), rtol=1e-5, atol=1e-6)
 
 
 def test_integer_pow_large(bench, device):
-    x = _rand(np.random.default_rng(2), (1024, 1024), np.float32)
+    x = rand_default(np.random.default_rng(2), (1024, 1024), np.float32)
     result = bench(lax.integer_pow, jax.device_put(x, device), 3)
     _check(result, x, 3)

@@ -3,20 +3,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default, wide
 
 pytestmark = pytest.mark.function("jax.scipy.linalg.lu", decile=20, top20=False)
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal entries scaled by 3."""
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _wide(x):
-    x = np.asarray(x)
-    return x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
 
 
 def _tol(dtype):
@@ -31,42 +20,42 @@ def _check(a, out, permute_l=False):
     if permute_l:
         pl, u = out
         assert pl.shape == batch + (m, k) and u.shape == batch + (k, n)
-        recon = _wide(pl) @ _wide(u)
+        recon = wide(pl) @ wide(u)
     else:
         p, l, u = out
         assert p.shape == batch + (m, m) and l.shape == batch + (m, k) and u.shape == batch + (k, n)
         # P is real (as in SciPy), also for complex inputs.
         assert np.dtype(p.dtype) == np.dtype(np.finfo(a.dtype).dtype)
-        ph = _wide(p)
+        ph = wide(p)
         # P is a permutation matrix.
         np.testing.assert_array_equal(np.sort(ph.real, axis=-1)[..., :, -1], np.ones(batch + (m,)))
         np.testing.assert_array_equal(np.abs(ph).sum(axis=-1), np.ones(batch + (m,)))
-        lh = _wide(l)
+        lh = wide(l)
         # L is unit lower triangular, with |entries| <= 1 from partial pivoting (LAPACK pivots complex
         # values on |re| + |im|, which bounds |entries| by sqrt(2)).
         np.testing.assert_allclose(np.diagonal(lh, axis1=-2, axis2=-1), 1.0, rtol=0, atol=0)
         np.testing.assert_array_equal(np.triu(lh, 1), 0)
         bound = np.sqrt(2) if np.iscomplexobj(lh) else 1.0
         assert np.all(np.abs(lh) <= bound + 1e-5)
-        recon = ph @ lh @ _wide(u)
+        recon = ph @ lh @ wide(u)
     assert np.dtype(u.dtype) == a.dtype
-    np.testing.assert_array_equal(np.tril(_wide(u), -1), 0)  # U is upper triangular
+    np.testing.assert_array_equal(np.tril(wide(u), -1), 0)  # U is upper triangular
     if a.size:
-        scale = np.max(np.abs(_wide(a)))
-        np.testing.assert_allclose(recon, _wide(a), rtol=_tol(a.dtype), atol=_tol(a.dtype) * scale)
+        scale = np.max(np.abs(wide(a)))
+        np.testing.assert_allclose(recon, wide(a), rtol=_tol(a.dtype), atol=_tol(a.dtype) * scale)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (4, 5), (10, 5), (5, 5), (10, 10)])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_lu_shapes_dtypes(bench, device, shape, dtype):
-    a = _rand(np.random.default_rng(0), shape, dtype)
+    a = rand_default(np.random.default_rng(0), shape, dtype)
     out = bench(jax.scipy.linalg.lu, jax.device_put(a, device))
     _check(a, out)
 
 
 @pytest.mark.parametrize("shape", [(4, 5), (5, 4), (6, 6)])
 def test_lu_permute_l(bench, device, shape):
-    a = _rand(np.random.default_rng(1), shape, np.float32)
+    a = rand_default(np.random.default_rng(1), shape, np.float32)
     out = bench(jax.scipy.linalg.lu, jax.device_put(a, device), permute_l=True)
     _check(a, out, permute_l=True)
 
@@ -74,7 +63,7 @@ def test_lu_permute_l(bench, device, shape):
 def test_lu_matches_scipy_pivots(bench, device):
     # With distinct pivot magnitudes the permutation is the same as SciPy's (LAPACK getrf).
     from scipy import linalg  # SciPy is the reference, as upstream (imported lazily)
-    a = _rand(np.random.default_rng(2), (6, 6), np.float32)
+    a = rand_default(np.random.default_rng(2), (6, 6), np.float32)
     p, l, u = bench(jax.scipy.linalg.lu, jax.device_put(a, device))
     sp, sl, su = linalg.lu(a.astype(np.float64))
     np.testing.assert_array_equal(np.asarray(p), sp)
@@ -85,7 +74,7 @@ def test_lu_matches_scipy_pivots(bench, device):
 @pytest.mark.parametrize("shape", [(2, 3, 3), (3, 4, 2)])
 def test_lu_batched_vmap(bench, device, shape):
     # scipy.linalg.lu takes one matrix; batches go through vmap.
-    a = _rand(np.random.default_rng(5), shape, np.float32)
+    a = rand_default(np.random.default_rng(5), shape, np.float32)
     out = bench(jax.vmap(jax.scipy.linalg.lu), jax.device_put(a, device))
     _check(a, out)
 
@@ -107,7 +96,7 @@ def test_lu_singular(bench, device):
 @pytest.mark.parametrize("shape", [(4, 4), (4, 6), (6, 4)])
 def test_lu_grad(bench, device, shape):
     # testLuGrad: the gradient of sum(P L U) w.r.t. A is all ones, since P L U == A.
-    a = _rand(np.random.default_rng(3), shape, np.float32)
+    a = rand_default(np.random.default_rng(3), shape, np.float32)
 
     def recon_sum(x):
         p, l, u = jax.scipy.linalg.lu(x)
@@ -118,10 +107,10 @@ def test_lu_grad(bench, device, shape):
 
 
 def test_lu_large(bench, device):
-    a = _rand(np.random.default_rng(4), (256, 256), np.float32)
+    a = rand_default(np.random.default_rng(4), (256, 256), np.float32)
     out = bench(jax.scipy.linalg.lu, jax.device_put(a, device))
     p, l, u = out
-    recon = _wide(p) @ _wide(l) @ _wide(u)
+    recon = wide(p) @ wide(l) @ wide(u)
     # Backward error of the factorization, scaled by n * eps * ||A|| as a normwise bound.
     err = np.linalg.norm(recon - a) / np.linalg.norm(a)
     assert err < 256 * np.finfo(np.float32).eps * 10, err

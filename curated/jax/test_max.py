@@ -3,40 +3,24 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.max", decile=100, top20=True)
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3 (small ints for int types)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.unsignedinteger):
-        return rng.integers(0, 11, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
 
 
 # max selects one of its inputs: the result is exact for every dtype.
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.int8, np.uint8, np.bool_])
 def test_max_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.max, jax.device_put(x, device))
     assert result.shape == () and np.dtype(result.dtype) == np.dtype(dtype)
-    np.testing.assert_array_equal(_np(result), np.max(_np(x)))
+    np.testing.assert_array_equal(as_numpy(result), np.max(as_numpy(x)))
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_max_axis_keepdims(bench, device, axis, keepdims):
-    x = _rand(np.random.default_rng(1), (2, 3, 4), np.float32)
+    x = rand_default(np.random.default_rng(1), (2, 3, 4), np.float32)
     result = bench(jnp.max, jax.device_put(x, device), axis, keepdims=keepdims)
     expected = np.max(x, axis=axis, keepdims=keepdims)
     assert result.shape == expected.shape and result.dtype == np.float32
@@ -46,7 +30,7 @@ def test_max_axis_keepdims(bench, device, axis, keepdims):
 @pytest.mark.parametrize("initial", [0, 1])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 def test_max_initial(bench, device, initial, dtype):
-    x = _rand(np.random.default_rng(2), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(2), (3, 4), dtype)
     result = bench(jnp.max, jax.device_put(x, device), -1, initial=initial)
     expected = np.max(x, axis=-1, initial=initial)
     assert np.dtype(result.dtype) == np.dtype(dtype)
@@ -56,7 +40,7 @@ def test_max_initial(bench, device, initial, dtype):
 @pytest.mark.parametrize("axis", [None, 1])
 def test_max_where(bench, device, axis):
     rng = np.random.default_rng(3)
-    x = _rand(rng, (3, 4), np.float32)
+    x = rand_default(rng, (3, 4), np.float32)
     mask = rng.random((3, 4)) < 0.5
     # where needs an initial value (an empty selection has no maximum).
     result = bench(jnp.max, jax.device_put(x, device), axis, initial=-10.0,

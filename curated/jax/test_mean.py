@@ -3,31 +3,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.mean", decile=100, top20=True)
 
 # testReducer's tol_spec (bfloat16 uses the default tolerance 1e-2); integer and bool inputs, whose
 # mean is float32, use the float32 entry.
-_TOL = {np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2, np.dtype(jnp.bfloat16): 1e-2,
-        np.dtype(np.complex64): 1e-3}
-
-
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _wide(a):
-    a = np.asarray(a)
-    if a.dtype == jnp.bfloat16:
-        a = a.astype(np.float32)
-    return a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+_TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=1e-2, complex64=1e-3)
 
 
 @pytest.mark.parametrize("dtype,out", [
@@ -39,17 +21,17 @@ def _wide(a):
 def test_mean_dtypes(bench, device, dtype, out):
     if jax.config.jax_enable_x64:
         pytest.skip("the default float type is float64 in x64 mode")
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.mean, jax.device_put(x, device))
     assert result.shape == () and np.dtype(result.dtype) == np.dtype(out)
     tol = _TOL.get(np.dtype(dtype), 1e-3)
-    np.testing.assert_allclose(_wide(result), np.mean(_wide(x)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), np.mean(wide(x)), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_mean_axis_keepdims(bench, device, axis, keepdims):
-    x = _rand(np.random.default_rng(1), (2, 3, 4), np.float32)
+    x = rand_default(np.random.default_rng(1), (2, 3, 4), np.float32)
     result = bench(jnp.mean, jax.device_put(x, device), axis, keepdims=keepdims)
     expected = np.mean(x.astype(np.float64), axis=axis, keepdims=keepdims)
     assert result.shape == expected.shape and result.dtype == np.float32
@@ -58,18 +40,18 @@ def test_mean_axis_keepdims(bench, device, axis, keepdims):
 
 @pytest.mark.parametrize("dtype,out_dtype", [(np.float16, np.float32), (np.int32, np.float32), (np.float32, np.float16)])
 def test_mean_out_dtype(bench, device, dtype, out_dtype):
-    x = _rand(np.random.default_rng(2), (4, 5), dtype)
+    x = rand_default(np.random.default_rng(2), (4, 5), dtype)
     result = bench(jnp.mean, jax.device_put(x, device), 1, dtype=out_dtype)
     assert np.dtype(result.dtype) == np.dtype(out_dtype)
     # Upstream: a 16-bit out_dtype accumulates in 16 bits in JAX, hence tol 1e-1.
     tol = 1e-1 if np.dtype(out_dtype).itemsize == 2 else 1e-3
-    np.testing.assert_allclose(_wide(result), np.mean(_wide(x), axis=1), rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), np.mean(wide(x), axis=1), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_mean_where(bench, device, axis):
     rng = np.random.default_rng(3)
-    x = _rand(rng, (4, 5), np.float32)
+    x = rand_default(rng, (4, 5), np.float32)
     mask = rng.random((4, 5)) < 0.7
     mask[:, 0] = mask[0, :] = True  # no empty slice: the mean of nothing is NaN
     result = bench(jnp.mean, jax.device_put(x, device), axis, where=jax.device_put(mask, device))

@@ -3,8 +3,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_near_reference, rand_default, rand_uniform, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.stats.norm.cdf", decile=30, top20=False)
+
+# testNormCdf compares with tol=1e-6.
+_TOL = tolerances(float32=1e-6)
 
 
 def _scipy_norm_cdf(x, loc=0.0, scale=1.0):
@@ -12,67 +16,55 @@ def _scipy_norm_cdf(x, loc=0.0, scale=1.0):
     return stats.norm.cdf(x, loc, scale)
 
 
-def _check(result, expected, dtype, tol):
-    expected = np.asarray(expected)
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == np.dtype(dtype)
-    np.testing.assert_allclose(np.asarray(result).astype(np.float64), expected, rtol=tol, atol=tol)
-
-
-def _rand(rng, shape):
-    """Like upstream's rand_default: normal values scaled by 3."""
-    return (3 * rng.standard_normal(shape)).astype(np.float32)
-
-
 def _positive(rng, shape):
     """Like upstream's rand_positive for the scale."""
-    return rng.uniform(0.1, 3.0, size=shape).astype(np.float32)
+    return rand_uniform(rng, shape, np.float32, 0.1, 3.0)
 
 
-# testNormCdf: three broadcast-compatible shapes (x, loc, scale), compared with tol=1e-6.
+# testNormCdf: three broadcast-compatible shapes (x, loc, scale).
 @pytest.mark.parametrize("shapes", [
     ((), (), ()), ((4,), (4,), (4,)), ((3, 4), (4,), ()), ((3, 1), (1, 4), (3, 4)), ((2, 3, 4), (3, 1), (1,)),
 ])
 def test_norm_cdf_loc_scale(bench, device, shapes):
     rng = np.random.default_rng(0)
-    x, loc, scale = _rand(rng, shapes[0]), _rand(rng, shapes[1]), _positive(rng, shapes[2])
+    x, loc, scale = rand_default(rng, shapes[0]), rand_default(rng, shapes[1]), _positive(rng, shapes[2])
     result = bench(jax.scipy.stats.norm.cdf, *(jax.device_put(a, device) for a in (x, loc, scale)))
-    _check(result, _scipy_norm_cdf(x.astype(np.float64), loc.astype(np.float64), scale.astype(np.float64)),
-           np.float32, 1e-6)
+    expected = _scipy_norm_cdf(x.astype(np.float64), loc.astype(np.float64), scale.astype(np.float64))
+    assert_near_reference(result, expected, np.float32, _TOL)
 
 
 @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (0,)])
 def test_norm_cdf_standard(bench, device, shape):
     # Default loc=0, scale=1.
-    x = _rand(np.random.default_rng(1), shape)
+    x = rand_default(np.random.default_rng(1), shape)
     result = bench(jax.scipy.stats.norm.cdf, jax.device_put(x, device))
-    _check(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, 1e-6)
+    assert_near_reference(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, _TOL)
 
 
 def test_norm_cdf_tails_and_special(bench, device):
     # Far tails (values underflow towards 0 / saturate at 1), the median point and infinities.
     x = np.array([-40.0, -10.0, -5.0, -1.0, 0.0, 1.0, 5.0, 10.0, np.inf, -np.inf], np.float32)
     result = bench(jax.scipy.stats.norm.cdf, jax.device_put(x, device))
-    _check(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, 1e-6)
+    assert_near_reference(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, _TOL)
 
 
 def test_norm_cdf_integer_input(bench, device):
     # Integer arguments promote to the default float type.
     x = np.arange(-4, 5, dtype=np.int32)
     result = bench(jax.scipy.stats.norm.cdf, jax.device_put(x, device))
-    _check(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, 1e-6)
+    assert_near_reference(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, _TOL)
 
 
 def test_norm_cdf_grad(bench, device):
     # d/dx cdf(x) is the normal pdf.
     from scipy import stats
-    x = _rand(np.random.default_rng(3), (8,))
+    x = rand_default(np.random.default_rng(3), (8,))
     grad_fn = jax.grad(lambda a: jnp.sum(jax.scipy.stats.norm.cdf(a)))
     result = bench(grad_fn, jax.device_put(x, device))
     np.testing.assert_allclose(np.asarray(result), stats.norm.pdf(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
 
 
 def test_norm_cdf_large(bench, device):
-    x = _rand(np.random.default_rng(4), (512, 512))
+    x = rand_default(np.random.default_rng(4), (512, 512))
     result = bench(jax.scipy.stats.norm.cdf, jax.device_put(x, device))
-    _check(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, 1e-6)
+    assert_near_reference(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, _TOL)

@@ -1,48 +1,38 @@
 """jax.numpy.ones: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testZerosOnes: shapes (), (0,), (4,), (3, 4) and int or tuple shape arguments, every dtype and the default one, checked exactly against np.ones; a negative dimension is rejected)."""
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import FILL_DTYPES, FILL_SHAPES, assert_filled, default_float
 
 pytestmark = pytest.mark.function("jax.numpy.ones", decile=100, top20=True)
 
 
-def _check(result, shape, dtype):
-    assert result.shape == np.empty(shape).shape and np.dtype(result.dtype) == np.dtype(dtype)
-    host = np.asarray(result)
-    if host.dtype == jnp.bfloat16:
-        host = host.astype(np.float32)
-    np.testing.assert_array_equal(host, np.full(np.empty(shape).shape, 1, np.float32).astype(host.dtype))
-
-
-@pytest.mark.parametrize("shape", [(), (0,), (4,), (3, 4), (2, 0, 3), 5, [2, 3]])
+@pytest.mark.parametrize("shape", FILL_SHAPES)
 def test_ones_shapes(bench, device, shape):
     result = bench(jnp.ones, shape)
-    default = np.float64 if jax.config.jax_enable_x64 else np.float32
-    _check(result, tuple(shape) if isinstance(shape, list) else shape, default)
+    assert_filled(result, shape, default_float(), 1)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.int8, np.uint8, np.bool_,
-                                   np.complex64])
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
 def test_ones_dtypes(bench, device, dtype):
     result = bench(jnp.ones, (3, 4), dtype)
-    _check(result, (3, 4), dtype)
+    assert_filled(result, (3, 4), dtype, 1)
 
 
 def test_ones_on_cell_device(bench, device):
     # Under the cell's default device the array is created there.
     result = bench(jnp.ones, (2, 2), np.float32)
-    _check(result, (2, 2), np.float32)
+    assert_filled(result, (2, 2), np.float32, 1)
     assert set(result.devices()) == {device}
 
 
 def test_ones_negative_dim_raises(bench, device):
     result = bench(jnp.ones, (1,), np.int32)
-    _check(result, (1,), np.int32)
+    assert_filled(result, (1,), np.int32, 1)
     with pytest.raises((ValueError, TypeError)):
         jnp.ones((-1, 2))
 
 
 def test_ones_large(bench, device):
     result = bench(jnp.ones, (1024, 1024), np.float32)
-    _check(result, (1024, 1024), np.float32)
+    assert_filled(result, (1024, 1024), np.float32, 1)

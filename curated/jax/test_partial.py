@@ -8,19 +8,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default
 from jax import tree_util
 
 pytestmark = pytest.mark.function("jax.tree_util.Partial", decile=100, top20=True)
 
 
-def _rand(rng, shape, dtype=np.float32):
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
 @pytest.mark.parametrize("shape", [(), (3,), (2, 4)])
 def test_partial_positional(bench, device, shape):
     rng = np.random.default_rng(0)
-    a, b = _rand(rng, shape), _rand(rng, shape)
+    a, b = rand_default(rng, shape), rand_default(rng, shape)
     p = bench(tree_util.Partial, jnp.add, jax.device_put(a, device))
     assert isinstance(p, tree_util.Partial) and isinstance(p, functools.partial)
     assert p.func is jnp.add and len(p.args) == 1
@@ -40,7 +37,7 @@ def test_partial_keyword(bench, device):
 def test_partial_is_a_pytree(bench, device):
     # Bound arguments are the leaves; the function is part of the static structure.
     rng = np.random.default_rng(1)
-    a, b = _rand(rng, (2,)), _rand(rng, (3,))
+    a, b = rand_default(rng, (2,)), rand_default(rng, (3,))
     p = bench(tree_util.Partial, lambda x, y, z: x.sum() + y.sum() + z, jax.device_put(a, device),
               jax.device_put(b, device))
     leaves, treedef = tree_util.tree_flatten(p)
@@ -55,9 +52,9 @@ def test_partial_is_a_pytree(bench, device):
 def test_partial_through_jit(bench, device):
     # A Partial is a valid jit argument and result.
     rng = np.random.default_rng(2)
-    w = _rand(rng, (3, 3))
+    w = rand_default(rng, (3, 3))
     p = bench(tree_util.Partial, jnp.matmul, jax.device_put(w, device))
-    x = _rand(rng, (3, 2))
+    x = rand_default(rng, (3, 2))
     applied = jax.jit(lambda f, v: f(v))(p, x)
     np.testing.assert_allclose(np.asarray(applied), w @ x, rtol=1e-5, atol=1e-5)
     made = jax.jit(lambda m: tree_util.Partial(jnp.matmul, m))(w)
@@ -84,6 +81,6 @@ def test_partial_stable_hash(bench, device):
 
 
 def test_partial_large_argument(bench, device):
-    x = _rand(np.random.default_rng(3), (1024, 1024))
+    x = rand_default(np.random.default_rng(3), (1024, 1024))
     p = bench(tree_util.Partial, jnp.multiply, jax.device_put(x, device))
     np.testing.assert_allclose(np.asarray(p(2.0)), 2 * x, rtol=1e-6)

@@ -6,19 +6,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import shaped_aval
 from jax.interpreters import partial_eval as pe
 
 pytestmark = pytest.mark.function("jax.interpreters.partial_eval.PartialVal", decile=50, top20=False,
                                   paper_label="jax._src.interpreters.partial_eval")
 
 
-def _aval(shape, dtype):
-    return jax.core.ShapedArray(shape, np.dtype(dtype))
-
-
 @pytest.mark.parametrize("shape,dtype", [((), np.float32), ((3,), np.int32), ((2, 4), np.float16), ((0, 3), np.bool_)])
 def test_partial_val_unknown(bench, device, shape, dtype):
-    aval = _aval(shape, dtype)
+    aval = shaped_aval(shape, dtype)
     pv = bench(pe.PartialVal, (aval, None))
     assert isinstance(pv, pe.PartialVal) and isinstance(pv, tuple) and len(pv) == 2
     assert not pv.is_known()
@@ -46,7 +43,7 @@ def test_partial_val_known_python_scalar(bench, device):
 
 
 def test_partial_val_unpacks_as_pair(bench, device):
-    aval = _aval((5,), np.float32)
+    aval = shaped_aval((5,), np.float32)
     pv = bench(pe.PartialVal, (aval, None))
     known_aval, const = pv
     assert known_aval is aval and const is None
@@ -57,7 +54,7 @@ def test_partial_val_in_partial_eval(bench, device):
     # Partial evaluation with one known and one unknown input: known work is done now, the rest is staged.
     x = jax.device_put(np.array([1.0, 2.0, 3.0], np.float32), device)
     known = bench(pe.PartialVal, (None, x))
-    unknown = pe.PartialVal.unknown(_aval((3,), np.float32))
+    unknown = pe.PartialVal.unknown(shaped_aval((3,), np.float32))
 
     def f(a, b):
         return jnp.sin(a) * b

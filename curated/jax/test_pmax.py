@@ -8,35 +8,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, assert_exact, rand_default
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.pmax", decile=10, top20=False)
 
 
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.unsignedinteger):
-        return rng.integers(0, 11, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
 def _check(result, x, axis=0):
     # Every member of the named axis receives the elementwise maximum over the axis: exact.
-    expected = np.broadcast_to(np.max(_np(x), axis=axis, keepdims=True), x.shape)
-    assert result.shape == x.shape and np.dtype(result.dtype) == np.dtype(x.dtype)
-    np.testing.assert_array_equal(_np(result), expected)
+    expected = np.broadcast_to(np.max(as_numpy(x), axis=axis, keepdims=True), x.shape).astype(x.dtype)
+    assert_exact(result, expected)
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (3, 2, 5), (1, 7), (8,)])
 def test_pmax_vmap_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(0), shape, np.float32)
+    x = rand_default(np.random.default_rng(0), shape, np.float32)
     f = jax.vmap(partial(lax.pmax, axis_name="i"), axis_name="i")
     result = bench(f, jax.device_put(x, device))
     _check(result, x)
@@ -44,7 +30,7 @@ def test_pmax_vmap_shapes(bench, device, shape):
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.int32, np.uint8, np.int8])
 def test_pmax_vmap_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(1), (4, 3), dtype)
+    x = rand_default(np.random.default_rng(1), (4, 3), dtype)
     f = jax.vmap(partial(lax.pmax, axis_name="i"), axis_name="i")
     result = bench(f, jax.device_put(x, device))
     _check(result, x)
@@ -52,7 +38,7 @@ def test_pmax_vmap_dtypes(bench, device, dtype):
 
 def test_pmax_nested_axes(bench, device):
     # A tuple of axis names reduces over both mapped axes.
-    x = _rand(np.random.default_rng(2), (2, 3, 4), np.float32)
+    x = rand_default(np.random.default_rng(2), (2, 3, 4), np.float32)
     f = jax.vmap(jax.vmap(partial(lax.pmax, axis_name=("i", "j")), axis_name="j"), axis_name="i")
     result = bench(f, jax.device_put(x, device))
     expected = np.broadcast_to(np.max(x, axis=(0, 1), keepdims=True), x.shape)
@@ -62,7 +48,7 @@ def test_pmax_nested_axes(bench, device):
 
 def test_pmax_inner_axis_only(bench, device):
     # Reducing over the inner named axis leaves the outer one untouched.
-    x = _rand(np.random.default_rng(3), (2, 3, 4), np.float32)
+    x = rand_default(np.random.default_rng(3), (2, 3, 4), np.float32)
     f = jax.vmap(jax.vmap(partial(lax.pmax, axis_name="j"), axis_name="j"), axis_name="i")
     result = bench(f, jax.device_put(x, device))
     _check(result, x, axis=1)
@@ -70,9 +56,9 @@ def test_pmax_inner_axis_only(bench, device):
 
 def test_pmax_pytree(bench, device):
     rng = np.random.default_rng(4)
-    tree = {"a": _rand(rng, (4, 2), np.float32), "b": _rand(rng, (4,), np.int32)}
+    tree = {"a": rand_default(rng, (4, 2), np.float32), "b": rand_default(rng, (4,), np.int32)}
     f = jax.vmap(partial(lax.pmax, axis_name="i"), axis_name="i")
-    result = bench(f, jax.tree_util.tree_map(lambda a: jax.device_put(a, device), tree))
+    result = bench(f, jax.device_put(tree, device))
     assert set(result) == {"a", "b"}
     _check(result["a"], tree["a"])
     _check(result["b"], tree["b"])
@@ -80,14 +66,14 @@ def test_pmax_pytree(bench, device):
 
 def test_pmax_pmap_one_device(bench, device):
     # pmap over the cell's one device: a named axis of size 1, so pmax is the identity.
-    x = _rand(np.random.default_rng(5), (1, 6), np.float32)
+    x = rand_default(np.random.default_rng(5), (1, 6), np.float32)
     f = jax.pmap(partial(lax.pmax, axis_name="i"), axis_name="i", devices=[device])
     result = bench(f, x)
     _check(result, x)
 
 
 def test_pmax_large(bench, device):
-    x = _rand(np.random.default_rng(6), (8, 128, 1024), np.float32)
+    x = rand_default(np.random.default_rng(6), (8, 128, 1024), np.float32)
     f = jax.vmap(partial(lax.pmax, axis_name="i"), axis_name="i")
     result = bench(f, jax.device_put(x, device))
     _check(result, x)

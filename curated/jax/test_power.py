@@ -3,34 +3,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import DEFAULT_TOL, rand_uniform, wide
 
 pytestmark = pytest.mark.function("jax.numpy.power", decile=80, top20=False)
 
-# JAX's default test tolerances per dtype.
-_TOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float16): 1e-3, np.dtype(jnp.bfloat16): 1e-2,
-        np.dtype(np.complex64): 1e-6}
+# Tolerances: JAX's default test tolerances per dtype (DEFAULT_TOL).
 
 
 def _positive(rng, shape, dtype):
-    """Like upstream's rand_positive: values in (0, 4] (1..3 for integers)."""
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(1, 4, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (rng.uniform(0.1, 2, shape) + 1j * rng.uniform(0.1, 2, shape)).astype(dtype)
-    return rng.uniform(0.1, 4, shape).astype(dtype)
-
-
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
-def _wide(a):
-    a = _np(a)
-    if np.iscomplexobj(a):
-        return a.astype(np.complex128)
-    return a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a.astype(np.int64)
+    """Like upstream's rand_positive: values in (0, 4] (1..3 for integers; complex parts in (0.1, 2))."""
+    high = 2 if np.issubdtype(np.dtype(dtype), np.complexfloating) else 4
+    return rand_uniform(rng, shape, dtype, 0.1, high, ints=(1, 4), imag=(0.1, 2))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.complex64, np.int32, np.uint8])
@@ -39,13 +22,13 @@ def test_power_dtypes(bench, device, dtype):
     x, y = _positive(rng, (3, 4), dtype), _positive(rng, (3, 4), dtype)
     result = bench(jnp.power, jax.device_put(x, device), jax.device_put(y, device))
     assert result.shape == (3, 4) and np.dtype(result.dtype) == np.dtype(dtype)
-    expected = np.power(_wide(x), _wide(y))
+    expected = np.power(wide(x), wide(y))
     if np.issubdtype(np.dtype(dtype), np.integer):
-        np.testing.assert_array_equal(_wide(result), expected.astype(dtype).astype(np.int64))
+        np.testing.assert_array_equal(wide(result), expected.astype(dtype).astype(np.int64))
     else:
         # Bases and exponents up to 4 give results up to 256: the relative tolerance scales with it.
-        tol = 2 * _TOL[np.dtype(dtype)]
-        np.testing.assert_allclose(_wide(result), expected, rtol=tol, atol=tol)
+        tol = 2 * DEFAULT_TOL[np.dtype(dtype)]
+        np.testing.assert_allclose(wide(result), expected, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("xshape,yshape", [((3, 4), ()), ((), (5,)), ((2, 1, 4), (3, 1)), ((4,), (3, 4))])

@@ -3,32 +3,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.prod", decile=90, top20=False)
 
-_TOL = {np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2, np.dtype(jnp.bfloat16): 3e-2,
-        np.dtype(np.complex64): 1e-3}
+_TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=3e-2, complex64=1e-3)
 
 
 def _small_positive(rng, shape, dtype):
     """Like upstream's rand_small_positive: values in (0, 2) (1 or 2 for integer types)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
+    if np.dtype(dtype) == np.bool_:
         return rng.random(shape) < 0.8
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(1, 3, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (rng.uniform(0.5, 1.5, shape) + 1j * rng.uniform(-0.5, 0.5, shape)).astype(dtype)
-    return rng.uniform(0.5, 1.5, shape).astype(dtype)
-
-
-def _wide(a):
-    a = np.asarray(a)
-    if a.dtype == jnp.bfloat16:
-        a = a.astype(np.float32)
-    if np.iscomplexobj(a):
-        return a.astype(np.complex128)
-    return a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a.astype(np.int64)
+    return rand_uniform(rng, shape, dtype, 0.5, 1.5, ints=(1, 3), imag=(-0.5, 0.5))
 
 
 @pytest.mark.parametrize("dtype,out", [
@@ -44,7 +30,7 @@ def test_prod_dtypes(bench, device, dtype, out):
     result = bench(jnp.prod, jax.device_put(x, device))
     assert result.shape == () and np.dtype(result.dtype) == np.dtype(out)
     tol = _TOL.get(np.dtype(dtype), 0)
-    np.testing.assert_allclose(_wide(result), np.prod(_wide(x)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), np.prod(wide(x)), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])

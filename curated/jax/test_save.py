@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.save", decile=100, top20=True)
 
@@ -38,20 +39,9 @@ class _Sink:
         return np.load(io.BytesIO(bytes(self.first)), **kwargs)
 
 
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int8, np.uint8, np.bool_, np.complex64])
 def test_save_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     sink = _Sink()
     bench(jnp.save, sink, jax.device_put(x, device))
     loaded = sink.load()
@@ -61,7 +51,7 @@ def test_save_dtypes(bench, device, dtype):
 
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (2, 3, 4), (1, 1, 5, 1)])
 def test_save_shapes(bench, device, shape):
-    x = _rand(np.random.default_rng(1), shape, np.float32)
+    x = rand_default(np.random.default_rng(1), shape, np.float32)
     sink = _Sink()
     bench(jnp.save, sink, jax.device_put(x, device))
     loaded = sink.load()
@@ -71,7 +61,7 @@ def test_save_shapes(bench, device, shape):
 
 def test_save_transposed_view(bench, device):
     # A transposed jax.Array is saved in its logical (row-major) order.
-    x = _rand(np.random.default_rng(2), (4, 6), np.float32)
+    x = rand_default(np.random.default_rng(2), (4, 6), np.float32)
     xt = jax.device_put(x, device).T
     sink = _Sink()
     bench(jnp.save, sink, xt)
@@ -99,7 +89,7 @@ def test_save_computed_result(bench, device):
 
 def test_save_large(bench, device):
     # Largest case: 64K elements (the sink keeps one copy whatever the sample count).
-    x = _rand(np.random.default_rng(3), (256, 256), np.float32)
+    x = rand_default(np.random.default_rng(3), (256, 256), np.float32)
     sink = _Sink()
     bench(jnp.save, sink, jax.device_put(x, device))
     np.testing.assert_array_equal(sink.load(), x)

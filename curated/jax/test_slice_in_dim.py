@@ -3,28 +3,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_exact, rand_default
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.slice_in_dim", decile=40, top20=False)
 
-
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
-def _check(result, expected, dtype):
-    assert result.shape == expected.shape and np.dtype(result.dtype) == np.dtype(dtype)
-    np.testing.assert_array_equal(_np(result), _np(expected))
+# slice_in_dim only selects entries: every check is exact (assert_exact).
 
 
 @pytest.mark.parametrize("shape,start,limit,stride,axis", [
@@ -37,32 +21,32 @@ def _check(result, expected, dtype):
     ((5, 3), 2, 2, 1, 0),  # empty slice
 ])
 def test_slice_in_dim(bench, device, shape, start, limit, stride, axis):
-    x = _rand(np.random.default_rng(0), shape, np.float32)
+    x = rand_default(np.random.default_rng(0), shape, np.float32)
     result = bench(lax.slice_in_dim, jax.device_put(x, device), start, limit, stride, axis)
     index = [slice(None)] * len(shape)
     index[axis] = slice(start, limit, stride)
-    _check(result, x[tuple(index)], np.float32)
+    assert_exact(result, x[tuple(index)])
 
 
 @pytest.mark.parametrize("start,limit", [(None, 3), (2, None), (None, None), (-3, -1), (1, -1)])
 def test_slice_in_dim_none_and_negative(bench, device, start, limit):
     # None means the start/end of the axis; negative indices count from the end.
-    x = _rand(np.random.default_rng(1), (4, 6), np.float32)
+    x = rand_default(np.random.default_rng(1), (4, 6), np.float32)
     result = bench(lax.slice_in_dim, jax.device_put(x, device), start, limit, axis=1)
-    _check(result, x[:, start:limit], np.float32)
+    assert_exact(result, x[:, start:limit])
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.int32, np.uint8, np.bool_])
 def test_slice_in_dim_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(2), (6, 4), dtype)
+    x = rand_default(np.random.default_rng(2), (6, 4), dtype)
     result = bench(lax.slice_in_dim, jax.device_put(x, device), 1, 5, 2, 0)
-    _check(result, x[1:5:2], dtype)
+    assert_exact(result, x[1:5:2])
 
 
 def test_slice_in_dim_grad_pads_zeros(bench, device):
-    x = _rand(np.random.default_rng(3), (8,), np.float32)
+    x = rand_default(np.random.default_rng(3), (8,), np.float32)
     result = bench(lax.slice_in_dim, jax.device_put(x, device), 2, 7, 2)
-    _check(result, x[2:7:2], np.float32)
+    assert_exact(result, x[2:7:2])
     g = jax.grad(lambda a: lax.slice_in_dim(a, 2, 7, 2).sum())(x)
     expected = np.zeros(8, np.float32)
     expected[2:7:2] = 1
@@ -70,6 +54,6 @@ def test_slice_in_dim_grad_pads_zeros(bench, device):
 
 
 def test_slice_in_dim_large(bench, device):
-    x = _rand(np.random.default_rng(4), (1024, 1024), np.float32)
+    x = rand_default(np.random.default_rng(4), (1024, 1024), np.float32)
     result = bench(lax.slice_in_dim, jax.device_put(x, device), 100, 900, 3, 1)
-    _check(result, x[:, 100:900:3], np.float32)
+    assert_exact(result, x[:, 100:900:3])

@@ -3,29 +3,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.split", decile=100, top20=True)
 
 
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
-def _check(parts, expected, dtype):
+def _check(parts, expected):
+    # split only moves values: every part is exact (assert_exact).
     assert isinstance(parts, (list, tuple)) and len(parts) == len(expected)
     for p, e in zip(parts, expected):
-        assert p.shape == e.shape and np.dtype(p.dtype) == np.dtype(dtype)
-        np.testing.assert_array_equal(_np(p), _np(e))
+        assert_exact(p, e)
 
 
 @pytest.mark.parametrize("shape,sections,axis", [
@@ -33,27 +20,27 @@ def _check(parts, expected, dtype):
     ((6, 5, 4), 2, 0), ((6, 5, 4), 5, 1), ((6, 5, 4), 4, -1),
 ])
 def test_split_sections(bench, device, shape, sections, axis):
-    x = _rand(np.random.default_rng(0), shape, np.float32)
+    x = rand_default(np.random.default_rng(0), shape, np.float32)
     parts = bench(jnp.split, jax.device_put(x, device), sections, axis)
-    _check(parts, np.split(x, sections, axis), np.float32)
+    _check(parts, np.split(x, sections, axis))
 
 
 @pytest.mark.parametrize("indices", [[1], [1, 3], [0, 2, 2, 5], [3, 6], [2, 4]])
 def test_split_indices(bench, device, indices):
     # Index lists give uneven parts (empty where indices repeat or reach the end).
-    x = _rand(np.random.default_rng(1), (6, 2), np.float32)
+    x = rand_default(np.random.default_rng(1), (6, 2), np.float32)
     parts = bench(jnp.split, jax.device_put(x, device), indices)
-    _check(parts, np.split(x, indices), np.float32)
+    _check(parts, np.split(x, indices))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.int32, np.uint8, np.bool_])
 def test_split_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(2), (4, 6), dtype)
+    x = rand_default(np.random.default_rng(2), (4, 6), dtype)
     parts = bench(jnp.split, jax.device_put(x, device), 3, 1)
-    _check(parts, np.split(x, 3, 1), dtype)
+    _check(parts, np.split(x, 3, 1))
 
 
 def test_split_large(bench, device):
-    x = _rand(np.random.default_rng(3), (1024, 1024), np.float32)
+    x = rand_default(np.random.default_rng(3), (1024, 1024), np.float32)
     parts = bench(jnp.split, jax.device_put(x, device), 8, 0)
-    _check(parts, np.split(x, 8, 0), np.float32)
+    _check(parts, np.split(x, 8, 0))

@@ -3,28 +3,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import DEFAULT_TOL, rand_uniform, wide
 
 pytestmark = pytest.mark.function("jax.numpy.sqrt", decile=100, top20=False)
 
-# JAX's default test tolerances per dtype.
-_TOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float16): 1e-3, np.dtype(jnp.bfloat16): 1e-2,
-        np.dtype(np.complex64): 1e-6}
+# Tolerances: JAX's default test tolerances per dtype (DEFAULT_TOL).
 
 
 def _positive(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(1, 10, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (rng.uniform(0.1, 4, shape) + 1j * rng.uniform(-4, 4, shape)).astype(dtype)
-    return rng.uniform(0.1, 4, shape).astype(dtype)
-
-
-def _wide(a):
-    a = np.asarray(a)
-    if a.dtype == jnp.bfloat16:
-        a = a.astype(np.float32)
-    return a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+    """Like upstream's rand_positive: values in (0.1, 4) (integers 1..9; complex with imaginary parts in (-4, 4))."""
+    return rand_uniform(rng, shape, dtype, 0.1, 4, ints=(1, 10), imag=(-4, 4))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.complex64])
@@ -32,9 +20,9 @@ def test_sqrt_dtypes(bench, device, dtype):
     x = _positive(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.sqrt, jax.device_put(x, device))
     assert result.shape == (3, 4) and np.dtype(result.dtype) == np.dtype(dtype)
-    tol = _TOL[np.dtype(dtype)]
+    tol = DEFAULT_TOL[np.dtype(dtype)]
     # Rounding the 16-bit input/output: compare to the reference rounded the same way.
-    np.testing.assert_allclose(_wide(result), _wide(np.sqrt(_wide(x)).astype(x.dtype)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), wide(np.sqrt(wide(x)).astype(x.dtype)), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_])
@@ -45,7 +33,7 @@ def test_sqrt_integer_promotes(bench, device, dtype):
     result = bench(jnp.sqrt, jax.device_put(x, device))
     # Integers promote to the default float (bool and uint8 promote to it as well in JAX).
     assert np.issubdtype(result.dtype, np.floating)
-    np.testing.assert_allclose(_wide(result), np.sqrt(x.astype(np.float64)), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(wide(result), np.sqrt(x.astype(np.float64)), rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.parametrize("shape", [(), (1,), (4,), (2, 3, 4), (0, 3)])

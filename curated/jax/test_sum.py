@@ -3,45 +3,24 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.sum", decile=100, top20=True)
 
 # testReducer's tol_spec (bfloat16 falls back to the default 1e-2; integers must match exactly).
-_TOL = {
-    np.dtype(np.float32): 1e-3,
-    np.dtype(np.float16): 1e-2,
-    np.dtype(jnp.bfloat16): 1e-2,
-    np.dtype(np.complex64): 1e-3,
-}
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal values scaled by 3 (small ints for int types)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _f32_if_bf16(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
+_TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=1e-2, complex64=1e-3)
 
 
 def _check(result, expected, tol_dtype):
     expected = np.asarray(expected)
     assert result.shape == expected.shape
     tol = _TOL.get(np.dtype(tol_dtype), 0)
-    np.testing.assert_allclose(_f32_if_bf16(result).astype(expected.dtype), expected, rtol=tol, atol=tol)
+    np.testing.assert_allclose(as_numpy(result).astype(expected.dtype), expected, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16, np.int32, np.complex64, np.bool_])
 def test_sum_dtypes(bench, device, dtype):
-    x = _rand(np.random.default_rng(0), (3, 4), dtype)
+    x = rand_default(np.random.default_rng(0), (3, 4), dtype)
     result = bench(jnp.sum, jax.device_put(x, device))
     if dtype is np.bool_:
         # bool sums count the True entries in the default integer type.
@@ -50,14 +29,13 @@ def test_sum_dtypes(bench, device, dtype):
         assert np.dtype(result.dtype) == np.dtype(dtype)
     # Reference accumulates in double precision; upstream's 1e-2 for 16-bit floats absorbs
     # the rounding of jnp's 16-bit result.
-    wide = np.complex128 if dtype is np.complex64 else np.float64
-    _check(result, np.sum(_f32_if_bf16(x).astype(wide)), dtype)
+    _check(result, np.sum(wide(x)), dtype)
 
 
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_sum_axis_keepdims(bench, device, axis, keepdims):
-    x = _rand(np.random.default_rng(1), (2, 3, 4), np.float32)
+    x = rand_default(np.random.default_rng(1), (2, 3, 4), np.float32)
     result = bench(jnp.sum, jax.device_put(x, device), axis, keepdims=keepdims)
     assert result.dtype == np.float32
     _check(result, np.sum(x, axis=axis, keepdims=keepdims), np.float32)
@@ -69,13 +47,13 @@ def test_sum_axis_keepdims(bench, device, axis, keepdims):
     (np.float32, jnp.bfloat16),
 ])
 def test_sum_out_dtype(bench, device, dtype, out_dtype):
-    x = _rand(np.random.default_rng(2), (4, 5), dtype)
+    x = rand_default(np.random.default_rng(2), (4, 5), dtype)
     result = bench(jnp.sum, jax.device_put(x, device), 1, dtype=out_dtype)
     assert np.dtype(result.dtype) == np.dtype(out_dtype)
     expected = np.sum(x.astype(np.float64), axis=1)
     # Upstream: a 16-bit out_dtype accumulates in 16 bits in JAX, so it uses tol 1e-1.
     tol = 1e-1 if np.dtype(out_dtype).itemsize == 2 else _TOL[np.dtype(np.float32)]
-    np.testing.assert_allclose(_f32_if_bf16(result).astype(np.float64), expected, rtol=tol, atol=tol)
+    np.testing.assert_allclose(as_numpy(result).astype(np.float64), expected, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 4), 0), ((3, 0), 1), ((3, 0), 0)])
@@ -87,14 +65,14 @@ def test_sum_empty(bench, device, shape, axis):
 
 @pytest.mark.parametrize("initial", [0, 1])
 def test_sum_initial(bench, device, initial):
-    x = _rand(np.random.default_rng(3), (3, 4), np.float32)
+    x = rand_default(np.random.default_rng(3), (3, 4), np.float32)
     result = bench(jnp.sum, jax.device_put(x, device), -1, initial=initial)
     _check(result, np.sum(x, axis=-1, initial=initial), np.float32)
 
 
 def test_sum_where(bench, device):
     rng = np.random.default_rng(4)
-    x = _rand(rng, (3, 4), np.float32)
+    x = rand_default(rng, (3, 4), np.float32)
     mask = rng.random((3, 4)) < 0.5
     # The mask is an array, so it goes positionally through a thin wrapper around jnp.sum.
     result = bench(lambda a, m: jnp.sum(a, axis=1, where=m),

@@ -3,15 +3,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.linalg.svd", decile=50, top20=False)
-
-
-def _rand(rng, shape, dtype):
-    """Like upstream's rand_default: normal entries scaled by 3."""
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
 
 
 def _svd(device, a, full_matrices, compute_uv, bench):
@@ -49,21 +43,21 @@ def _check_factorization(a, out, full_matrices):
 @pytest.mark.parametrize("m,n", [(2, 2), (7, 29), (29, 7), (32, 32), (53, 53)])
 @pytest.mark.parametrize("full_matrices", [False, True])
 def test_svd_factorization(bench, device, m, n, full_matrices):
-    a = _rand(np.random.default_rng(0), (m, n), np.float32)
+    a = rand_default(np.random.default_rng(0), (m, n), np.float32)
     out = _svd(device, a, full_matrices, True, bench)
     _check_factorization(a, out, full_matrices)
 
 
 @pytest.mark.parametrize("batch,m,n", [((3,), 7, 29), ((2, 3), 7, 7)])
 def test_svd_batched(bench, device, batch, m, n):
-    a = _rand(np.random.default_rng(1), batch + (m, n), np.float32)
+    a = rand_default(np.random.default_rng(1), batch + (m, n), np.float32)
     out = _svd(device, a, False, True, bench)
     _check_factorization(a, out, False)
 
 
 @pytest.mark.parametrize("full_matrices", [False, True])
 def test_svd_complex64(bench, device, full_matrices):
-    a = _rand(np.random.default_rng(2), (29, 7), np.complex64)
+    a = rand_default(np.random.default_rng(2), (29, 7), np.complex64)
     out = _svd(device, a, full_matrices, True, bench)
     _check_factorization(a, out, full_matrices)
 
@@ -71,7 +65,7 @@ def test_svd_complex64(bench, device, full_matrices):
 @pytest.mark.parametrize("shape,dtype", [((53, 53), np.float32), ((3, 7, 29), np.float32), ((7, 29), np.complex64)])
 def test_svd_singular_values(bench, device, shape, dtype):
     # compute_uv=False returns only the singular values; upstream compares them with NumPy.
-    a = _rand(np.random.default_rng(3), shape, dtype)
+    a = rand_default(np.random.default_rng(3), shape, dtype)
     s = _svd(device, a, False, False, bench)
     assert s.shape == shape[:-2] + (min(shape[-2:]),)
     np.testing.assert_allclose(np.asarray(s), np.linalg.svd(a, compute_uv=False), atol=1e-4, rtol=3e-4)
@@ -85,7 +79,7 @@ def test_svd_empty(bench, device, shape):
 
 
 def test_svd_large(bench, device):
-    a = _rand(np.random.default_rng(4), (128, 96), np.float32)
+    a = rand_default(np.random.default_rng(4), (128, 96), np.float32)
     out = _svd(device, a, False, True, bench)
     _check_factorization(a, out, False)
 
@@ -93,7 +87,7 @@ def test_svd_large(bench, device):
 @pytest.mark.parametrize("shape", [(4, 4), (2, 5), (5, 2), (2, 5, 5)])
 def test_svd_grad(bench, device, shape):
     # testSVDGrad (compute_uv=False): for distinct singular values d(sum s)/dA = U[:, :k] Vh[:k].
-    a = _rand(np.random.default_rng(5), shape, np.float32)
+    a = rand_default(np.random.default_rng(5), shape, np.float32)
     grad_fn = jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, full_matrices=False, compute_uv=False)))
     with jax.default_matmul_precision("float32"):
         result = bench(grad_fn, jax.device_put(a, device))

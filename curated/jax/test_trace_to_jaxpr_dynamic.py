@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import shaped_aval
 from jax import lax
 from jax.interpreters import partial_eval as pe
 
@@ -25,10 +26,6 @@ def _wrap(f, n_args):
         return lu.wrap_init(flat, debug_info=dbg)
     except (ImportError, AttributeError, TypeError):
         return lu.wrap_init(flat)  # versions before debug_info was required
-
-
-def _aval(shape, dtype=np.float32):
-    return jax.core.ShapedArray(shape, np.dtype(dtype))
 
 
 def _trace(bench, f, avals):
@@ -54,7 +51,7 @@ def _prims(jaxpr):
 def test_trace_elementwise(bench, device, shape, dtype):
     floating = np.issubdtype(dtype, np.floating)
     f = (lambda x: (jnp.sin(x) * 2,)) if floating else (lambda x: (x * 2 + 1,))
-    jaxpr, out_avals, consts = _trace(bench, f, [_aval(shape, dtype)])
+    jaxpr, out_avals, consts = _trace(bench, f, [shaped_aval(shape, dtype)])
     assert len(jaxpr.invars) == 1 and len(jaxpr.outvars) == 1
     assert [(a.shape, np.dtype(a.dtype)) for a in out_avals] == [(shape, np.dtype(dtype))]
     assert _prims(jaxpr) == (["sin", "mul"] if floating else ["mul", "add"])
@@ -66,7 +63,7 @@ def test_trace_elementwise(bench, device, shape, dtype):
 
 def test_trace_multiple_inputs_outputs(bench, device):
     f = lambda a, b: (a @ b, jnp.sum(a, axis=0))  # noqa: E731
-    jaxpr, out_avals, consts = _trace(bench, f, [_aval((4, 3)), _aval((3, 2))])
+    jaxpr, out_avals, consts = _trace(bench, f, [shaped_aval((4, 3)), shaped_aval((3, 2))])
     assert [a.shape for a in out_avals] == [(4, 2), (3,)]
     assert "dot_general" in _prims(jaxpr) and "reduce_sum" in _prims(jaxpr)
     rng = np.random.default_rng(0)
@@ -79,7 +76,7 @@ def test_trace_multiple_inputs_outputs(bench, device):
 def test_trace_closed_over_constant(bench, device):
     # A closed-over array becomes a constant of the jaxpr (a constvar with its value in consts).
     c = jax.device_put(np.arange(6, dtype=np.float32), device)
-    jaxpr, out_avals, consts = _trace(bench, lambda x: (x + c,), [_aval((6,))])
+    jaxpr, out_avals, consts = _trace(bench, lambda x: (x + c,), [shaped_aval((6,))])
     assert out_avals[0].shape == (6,)
     # Newer versions may keep small constants inline in the equations instead of in consts.
     assert len(consts) == len(jaxpr.constvars) <= 1
@@ -90,7 +87,7 @@ def test_trace_closed_over_constant(bench, device):
 
 def test_trace_control_flow(bench, device):
     f = lambda x: (lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x),)  # noqa: E731
-    jaxpr, out_avals, consts = _trace(bench, f, [_aval((3,))])
+    jaxpr, out_avals, consts = _trace(bench, f, [shaped_aval((3,))])
     assert "cond" in _prims(jaxpr)
     x = np.array([0.5, 1.0, -0.2], np.float32)
     (out,) = jax.core.eval_jaxpr(jaxpr, consts, jax.device_put(x, device))
@@ -103,7 +100,7 @@ def test_trace_long_chain(bench, device):
             x = x * 1.001 + i
         return (x,)
 
-    jaxpr, out_avals, consts = _trace(bench, f, [_aval((64, 64))])
+    jaxpr, out_avals, consts = _trace(bench, f, [shaped_aval((64, 64))])
     assert _prims(jaxpr) == ["mul", "add"] * 200
     x = jax.device_put(np.ones((64, 64), np.float32), device)
     (out,) = jax.core.eval_jaxpr(jaxpr, consts, x)

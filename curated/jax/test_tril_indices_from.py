@@ -3,15 +3,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_index_pair
 
 pytestmark = pytest.mark.function("jax.numpy.tril_indices_from", decile=10, top20=False)
-
-
-def _check(result, expected):
-    assert isinstance(result, tuple) and len(result) == 2
-    for r, e in zip(result, expected):
-        assert r.shape == e.shape and np.issubdtype(r.dtype, np.integer)
-        np.testing.assert_array_equal(np.asarray(r), e)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 3), (5, 5), (3, 5), (5, 3), (0, 4)])
@@ -19,7 +13,7 @@ def _check(result, expected):
 def test_tril_indices_from(bench, device, shape, k):
     x = np.zeros(shape, np.float32)
     result = bench(jnp.tril_indices_from, jax.device_put(x, device), k)
-    _check(result, np.tril_indices_from(x, k))
+    assert_index_pair(result, np.tril_indices_from(x, k))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.bool_, np.float16])
@@ -27,7 +21,7 @@ def test_tril_indices_from_dtypes(bench, device, dtype):
     # Only the shape matters, not the dtype or the values.
     x = np.ones((4, 6), dtype)
     result = bench(jnp.tril_indices_from, jax.device_put(x, device))
-    _check(result, np.tril_indices_from(x))
+    assert_index_pair(result, np.tril_indices_from(x))
 
 
 def test_tril_indices_from_selects_lower_triangle(bench, device):
@@ -39,11 +33,11 @@ def test_tril_indices_from_selects_lower_triangle(bench, device):
 
 def test_tril_indices_from_non_2d_raises(bench, device):
     x = jax.device_put(np.zeros((8, 8), np.float32), device)
-    _check(bench(jnp.tril_indices_from, x, -1), np.tril_indices(8, -1))
+    assert_index_pair(bench(jnp.tril_indices_from, x, -1), np.tril_indices(8, -1))
     with pytest.raises(ValueError):
         jnp.tril_indices_from(jnp.zeros((2, 2, 2)))
 
 
 def test_tril_indices_from_large(bench, device):
     x = jax.device_put(np.zeros((1000, 1000), np.float32), device)
-    _check(bench(jnp.tril_indices_from, x), np.tril_indices(1000))
+    assert_index_pair(bench(jnp.tril_indices_from, x), np.tril_indices(1000))

@@ -3,30 +3,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.var", decile=80, top20=False)
 
 # testStdOrVar's tolerance per output dtype.
-_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.complex64): 1e-3,
-        np.dtype(jnp.bfloat16): 1e-1}
-
-
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (3 * rng.standard_normal(shape) + 3j * rng.standard_normal(shape)).astype(dtype)
-    return (3 * rng.standard_normal(shape)).astype(dtype)
-
-
-def _wide(a):
-    a = np.asarray(a)
-    if a.dtype == jnp.bfloat16:
-        a = a.astype(np.float32)
-    return a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+_TOL = tolerances(float16=1e-1, float32=1e-3, complex64=1e-3, bfloat16=1e-1)
 
 
 @pytest.mark.parametrize("dtype,out", [
@@ -38,18 +20,18 @@ def _wide(a):
 def test_var_dtypes(bench, device, dtype, out):
     if jax.config.jax_enable_x64:
         pytest.skip("the default float type is float64 in x64 mode")
-    x = _rand(np.random.default_rng(0), (10, 5), dtype)
+    x = rand_default(np.random.default_rng(0), (10, 5), dtype)
     result = bench(jnp.var, jax.device_put(x, device))
     assert result.shape == () and np.dtype(result.dtype) == np.dtype(out)
     tol = _TOL.get(np.dtype(out), 1e-3)
-    np.testing.assert_allclose(_wide(result), np.var(_wide(x)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), np.var(wide(x)), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("shape", [(5,), (10, 5)])
 @pytest.mark.parametrize("axis", [None, 0, -1])
 @pytest.mark.parametrize("ddof", [0, 1])
 def test_var_axis_ddof(bench, device, shape, axis, ddof):
-    x = _rand(np.random.default_rng(1), shape, np.float32)
+    x = rand_default(np.random.default_rng(1), shape, np.float32)
     result = bench(jnp.var, jax.device_put(x, device), axis, ddof=ddof)
     expected = np.var(x.astype(np.float64), axis=axis, ddof=ddof)
     assert result.shape == expected.shape and result.dtype == np.float32
@@ -59,17 +41,17 @@ def test_var_axis_ddof(bench, device, shape, axis, ddof):
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("out_dtype", [np.float32, np.float16])
 def test_var_out_dtype_keepdims(bench, device, keepdims, out_dtype):
-    x = _rand(np.random.default_rng(2), (10, 5), np.int32)
+    x = rand_default(np.random.default_rng(2), (10, 5), np.int32)
     result = bench(jnp.var, jax.device_put(x, device), 0, dtype=out_dtype, keepdims=keepdims)
     expected = np.var(x.astype(np.float64), axis=0, keepdims=keepdims)
     assert result.shape == expected.shape and np.dtype(result.dtype) == np.dtype(out_dtype)
     tol = _TOL[np.dtype(out_dtype)]
-    np.testing.assert_allclose(_wide(result), expected, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wide(result), expected, rtol=tol, atol=tol)
 
 
 def test_var_where(bench, device):
     rng = np.random.default_rng(3)
-    x = _rand(rng, (4, 6), np.float32)
+    x = rand_default(rng, (4, 6), np.float32)
     mask = rng.random((4, 6)) < 0.7
     mask[:, :2] = True  # at least two values per row
     result = bench(jnp.var, jax.device_put(x, device), 1, where=jax.device_put(mask, device))

@@ -50,8 +50,7 @@ def test_vjp_pytree(bench, device):
         h = a @ p["w"] + p["b"]
         return {"out": jnp.tanh(h), "sum": h.sum()}
 
-    put = lambda t: jax.tree_util.tree_map(lambda v: jax.device_put(v, device), t)  # noqa: E731
-    out, f_vjp = bench(jax.vjp, model, put(params), put(x))
+    out, f_vjp = bench(jax.vjp, model, jax.device_put(params, device), jax.device_put(x, device))
     h = x @ params["w"] + params["b"]
     np.testing.assert_allclose(np.asarray(out["out"]), np.tanh(h), rtol=1e-5, atol=1e-6)
     ct = {"out": np.ones((4, 2), np.float32), "sum": np.float32(0.0)}

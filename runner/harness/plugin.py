@@ -138,6 +138,10 @@ def pytest_configure(config: pytest.Config) -> None:
     cfg = Config.from_env()
     if cfg is None:
         return  # loaded outside a cell run (e.g. by the project's own tests): fixtures are inert
+    # The curated modules of a framework share helpers in curated/<framework>/_support.py; pytest's
+    # importlib mode puts no test folder on sys.path, so the worker does (one framework per worker).
+    sys.path.insert(0, os.path.join(os.path.abspath(cfg.curated_root), cfg.framework))
+    pytest.register_assert_rewrite("_support")
     _worker = Worker(cfg)
     _worker.start()
 
