@@ -7,12 +7,9 @@ ceil((i + 1) * L / out) - 1. Compared with assert_close's defaults for the dtype
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, ntuple, randn
 
 pytestmark = pytest.mark.function("torch.nn.AdaptiveAvgPool3d", decile=30, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_adaptive_avg_pool3d(x, output_size):
@@ -29,20 +26,8 @@ def _np_adaptive_avg_pool3d(x, output_size):
     return out
 
 
-def _triple(size):
-    return tuple(size) if isinstance(size, (tuple, list)) else (size, size, size)
-
-
-def _input(shape, device, dtype, seed):
-    array = np.random.default_rng(seed).standard_normal(shape)
-    return torch.from_numpy(array).to(device=device, dtype=dtype)
-
-
 def _check(result, x, output_size):
-    expected = _np_adaptive_avg_pool3d(x.cpu().double().numpy(), _triple(output_size))
-    assert result.dtype == x.dtype
-    assert tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.cpu(), torch.from_numpy(expected).to(x.dtype))
+    check_close(result, _np_adaptive_avg_pool3d(host64(x), ntuple(output_size, 3)), x.dtype)
 
 
 # common_nn's AdaptiveAvgPool3d entries (output size, input size).
@@ -58,10 +43,10 @@ MODULE_CASES = {
 
 
 @pytest.mark.parametrize("name", list(MODULE_CASES))
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_adaptive_avg_pool3d_module_tests(bench, device, dtype, name):
     output_size, input_size = MODULE_CASES[name]
-    x = _input(input_size, device, dtype, seed=len(name))
+    x = randn(input_size, device, dtype, seed=len(name))
     result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
     _check(result, x, output_size)
 
@@ -69,14 +54,14 @@ def test_adaptive_avg_pool3d_module_tests(bench, device, dtype, name):
 # channels_last_3d input: the values must not depend on the memory format.
 @pytest.mark.parametrize("output_size", [(2, 3, 4), 1], ids=["2x3x4", "1"])
 def test_adaptive_avg_pool3d_channels_last(bench, device, output_size):
-    x = _input((2, 5, 6, 7, 8), device, torch.float32, seed=1).contiguous(memory_format=torch.channels_last_3d)
+    x = randn((2, 5, 6, 7, 8), device, torch.float32, seed=1).contiguous(memory_format=torch.channels_last_3d)
     result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
     _check(result, x, output_size)
 
 
 # A non-contiguous (permuted) input.
 def test_adaptive_avg_pool3d_non_contiguous(bench, device):
-    x = _input((2, 3, 6, 5, 4), device, torch.float64, seed=2).transpose(2, 4)
+    x = randn((2, 3, 6, 5, 4), device, torch.float64, seed=2).transpose(2, 4)
     assert not x.is_contiguous()
     result = bench(torch.nn.AdaptiveAvgPool3d((2, 2, 3)), x)
     _check(result, x, (2, 2, 3))
@@ -92,6 +77,6 @@ def test_adaptive_avg_pool3d_empty_batch(bench, device):
 # A larger volume, to time a realistic pooling.
 @pytest.mark.parametrize("output_size", [(4, 4, 4), 1], ids=["4x4x4", "global"])
 def test_adaptive_avg_pool3d_large(bench, device, output_size):
-    x = _input((2, 16, 16, 32, 32), device, torch.float32, seed=3)
+    x = randn((2, 16, 16, 32, 32), device, torch.float32, seed=3)
     result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
     _check(result, x, output_size)

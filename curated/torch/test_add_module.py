@@ -9,22 +9,14 @@ the cell's device against NumPy.
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, init_uniform, np_linear, randn
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Module.add_module", decile=100, top20=False)
 
 
 def _linear(in_f, out_f, device, seed):
-    layer = nn.Linear(in_f, out_f).to(device)
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        layer.weight.copy_(torch.from_numpy(rng.uniform(-0.5, 0.5, (out_f, in_f))))
-        layer.bias.copy_(torch.from_numpy(rng.uniform(-0.5, 0.5, out_f)))
-    return layer
-
-
-def _np_linear(layer, x):
-    return x @ layer.weight.detach().cpu().double().numpy().T + layer.bias.detach().cpu().double().numpy()
+    return init_uniform(nn.Linear(in_f, out_f).to(device), np.random.default_rng(seed), bound=0.5)
 
 
 # test_add_module: a new name, None, and the same Linear under a second name.
@@ -65,11 +57,11 @@ def test_add_module_replace(bench, device):
     replacement = _linear(8, 6, device, 4)
     bench(net.add_module, "2", replacement)
     assert list(net._modules) == ["0", "1", "2"] and net[2] is replacement
-    x = torch.from_numpy(np.random.default_rng(5).standard_normal((5, 4)).astype(np.float32)).to(device)
+    x = randn((5, 4), device, torch.float32, 5)
     out = net(x)
-    expected = _np_linear(replacement, np.maximum(_np_linear(net[0], x.cpu().double().numpy()), 0))
+    expected = np_linear(replacement, np.maximum(np_linear(net[0], host64(x)), 0))
     assert tuple(out.shape) == (5, 6)
-    torch.testing.assert_close(out.detach().cpu(), torch.from_numpy(expected).float())
+    check_close(out, expected, torch.float32)
 
 
 # Sequential.add_module with a new name appends a layer that the forward then runs.
@@ -78,10 +70,9 @@ def test_add_module_sequential_append(bench, device):
     head = _linear(8, 2, device, 7)
     bench(net.add_module, "head", head)
     assert list(net._modules) == ["0", "1", "head"] and net.head is head and len(net) == 3
-    x = torch.from_numpy(np.random.default_rng(8).standard_normal((3, 4)).astype(np.float32)).to(device)
+    x = randn((3, 4), device, torch.float32, 8)
     out = net(x)
-    expected = _np_linear(head, np.tanh(_np_linear(net[0], x.cpu().double().numpy())))
-    torch.testing.assert_close(out.detach().cpu(), torch.from_numpy(expected).float())
+    check_close(out, np_linear(head, np.tanh(np_linear(net[0], host64(x)))), torch.float32)
 
 
 # A child with buffers (BatchNorm1d): its buffers join the parent's state_dict and named_modules.

@@ -10,6 +10,7 @@ precisionOverride({torch.bfloat16: 1e-1}).
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.addr", decile=10, top20=False)
 
@@ -17,33 +18,20 @@ FLOAT_AND_COMPLEX = [torch.float32, torch.float64, torch.float16, torch.bfloat16
 INTEGRAL = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
+def _sample(shape, dtype, device, seed):
+    """Like upstream make_tensor(low=-2, high=2)."""
+    return random_tensor(shape, dtype, device, seed, ints=(-2, 2), reals=(-2, 2))
 
 
-def _sample(shape, dtype, seed):
-    """Like upstream make_tensor(low=-2, high=2), as a NumPy array in a dtype NumPy can hold."""
-    rng = np.random.default_rng(seed)
-    if dtype.is_complex:
-        return (rng.uniform(-2, 2, shape) + 1j * rng.uniform(-2, 2, shape)).astype(np.complex64)
-    if dtype.is_floating_point:
-        return rng.uniform(-2, 2, shape).astype(np.float32)
-    low = 0 if dtype == torch.uint8 else -2
-    return rng.integers(low, 2, size=shape).astype(np.int64)
-
-
-def _to_device(array, device, dtype):
-    return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=dtype)
-
-
-def _host(t):
-    """Host NumPy copy; like upstream, only bfloat16 (which NumPy lacks) is widened, to float64."""
-    t = t.cpu()
-    return (t.double() if t.dtype == torch.bfloat16 else t).numpy()
+def _operands(n, dtype, device, seed):
+    """M (n x n), a and b (n,), from seeds seed, seed + 1 and seed + 2."""
+    return (_sample((n, n), dtype, device, seed), _sample((n,), dtype, device, seed + 1),
+            _sample((n,), dtype, device, seed + 2))
 
 
 def _reference(m, a, b, beta, alpha):
-    m_np, a_np, b_np = _host(m), _host(a), _host(b)
+    # Like upstream, only bfloat16 (which NumPy lacks) is widened, to float64.
+    m_np, a_np, b_np = (host(t, widen=torch.float64) for t in (m, a, b))
     if m_np.dtype.kind in "iu":
         m_np, a_np, b_np = m_np.astype(np.int64), a_np.astype(np.int64), b_np.astype(np.int64)
     outer = np.outer(a_np, b_np)
@@ -53,21 +41,13 @@ def _reference(m, a, b, beta, alpha):
 
 
 def _assert_addr(result, m, a, b, beta, alpha):
-    dtype = m.dtype
-    expected = torch.from_numpy(np.asarray(_reference(m, a, b, beta, alpha)))
-    assert result.dtype == dtype
-    if dtype == torch.bfloat16:
-        torch.testing.assert_close(result.cpu().double(), expected.double(), rtol=1.6e-2, atol=1e-1)
-    else:
-        torch.testing.assert_close(result.cpu(), expected.to(dtype))
+    check_close(result, _reference(m, a, b, beta, alpha), m.dtype, bfloat16_tol=(1.6e-2, 1e-1))
 
 
 @pytest.mark.parametrize("beta, alpha", [(0.5, 2), (0.0, 2)], ids=["beta0.5", "beta0"])
-@pytest.mark.parametrize("dtype", FLOAT_AND_COMPLEX, ids=_ids)
+@pytest.mark.parametrize("dtype", FLOAT_AND_COMPLEX, ids=ids)
 def test_addr_float_and_complex(bench, device, dtype, beta, alpha):
-    m = _to_device(_sample((50, 50), dtype, 0), device, dtype)
-    a = _to_device(_sample((50,), dtype, 1), device, dtype)
-    b = _to_device(_sample((50,), dtype, 2), device, dtype)
+    m, a, b = _operands(50, dtype, device, 0)
     if beta == 0:
         # upstream: NaN and inf in M must not propagate when beta == 0
         m[0, 10] = m[10, 10] = m[20, 20] = float("inf")
@@ -78,25 +58,19 @@ def test_addr_float_and_complex(bench, device, dtype, beta, alpha):
 
 def test_addr_complex_scalars(bench, device):
     dtype = torch.complex64
-    m = _to_device(_sample((50, 50), dtype, 3), device, dtype)
-    a = _to_device(_sample((50,), dtype, 4), device, dtype)
-    b = _to_device(_sample((50,), dtype, 5), device, dtype)
+    m, a, b = _operands(50, dtype, device, 3)
     beta, alpha = 0.1j, 0.2 - 0.2j
     result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
     _assert_addr(result, m, a, b, beta, alpha)
 
 
 @pytest.mark.parametrize("beta, alpha", [(2, 2), (0, 2)], ids=["beta2", "beta0"])
-@pytest.mark.parametrize("dtype", INTEGRAL, ids=_ids)
+@pytest.mark.parametrize("dtype", INTEGRAL, ids=ids)
 def test_addr_integral(bench, device, dtype, beta, alpha):
-    m = _to_device(_sample((50, 50), dtype, 6), device, dtype)
-    a = _to_device(_sample((50,), dtype, 7), device, dtype)
-    b = _to_device(_sample((50,), dtype, 8), device, dtype)
+    m, a, b = _operands(50, dtype, device, 6)
     result = bench(torch.addr, m, a, b, beta=beta, alpha=alpha)
     # Wrap-around of the small integer types is part of the contract: compare after the cast.
-    expected = torch.from_numpy(_reference(m, a, b, beta, alpha)).to(dtype)
-    assert result.dtype == dtype
-    torch.testing.assert_close(result.cpu(), expected, rtol=0, atol=0)
+    check_close(result, _reference(m, a, b, beta, alpha), dtype, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("beta, alpha", [(True, True), (True, False), (False, True), (False, False)],
@@ -117,13 +91,11 @@ def test_addr_bool(bench, device, beta, alpha):
 @pytest.mark.parametrize("layout", ["transposed_m", "zero_strided_a", "scalar_m"])
 def test_addr_layouts(bench, device, layout):
     dtype = torch.float32
-    m = _to_device(_sample((50, 50), dtype, 10), device, dtype)
-    a = _to_device(_sample((50,), dtype, 11), device, dtype)
-    b = _to_device(_sample((50,), dtype, 12), device, dtype)
+    m, a, b = _operands(50, dtype, device, 10)
     if layout == "transposed_m":
         m = m.t()
     elif layout == "zero_strided_a":
-        a = _to_device(_sample((1,), dtype, 13), device, dtype).expand(50)
+        a = _sample((1,), dtype, device, 13).expand(50)
     else:
         m = torch.tensor(1.0, device=device, dtype=dtype)
     result = bench(torch.addr, m, a, b, beta=1, alpha=1)
@@ -135,8 +107,8 @@ def test_addr_layouts(bench, device, layout):
 @pytest.mark.parametrize("size", [(0, 0), (0, 5), (5, 0)], ids=str)
 def test_addr_empty(bench, device, size):
     m = torch.zeros(size, device=device)
-    a = _to_device(_sample((size[0],), torch.float32, 14), device, torch.float32)
-    b = _to_device(_sample((size[1],), torch.float32, 15), device, torch.float32)
+    a = _sample((size[0],), torch.float32, device, 14)
+    b = _sample((size[1],), torch.float32, device, 15)
     result = bench(torch.addr, m, a, b)
     assert tuple(result.shape) == size
     _assert_addr(result, m, a, b, 1, 1)
@@ -145,8 +117,6 @@ def test_addr_empty(bench, device, size):
 # A larger outer product than upstream's 50x50.
 def test_addr_large(bench, device):
     dtype = torch.float32
-    m = _to_device(_sample((1024, 1024), dtype, 16), device, dtype)
-    a = _to_device(_sample((1024,), dtype, 17), device, dtype)
-    b = _to_device(_sample((1024,), dtype, 18), device, dtype)
+    m, a, b = _operands(1024, dtype, device, 16)
     result = bench(torch.addr, m, a, b, beta=0.5, alpha=2)
     _assert_addr(result, m, a, b, 0.5, 2)

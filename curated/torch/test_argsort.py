@@ -7,29 +7,16 @@ along `dim` and that gathering with them yields NumPy's sorted values exactly.
 import numpy as np
 import pytest
 import torch
+from _support import host, ids, randn, to_device
 
 pytestmark = pytest.mark.function("torch.argsort", decile=90, top20=False)
-
-
-def _ids(dtype):
-    return str(dtype).replace("torch.", "")
-
-
-def _to_device(array, device, dtype):
-    # bfloat16 has no NumPy counterpart: go through float32.
-    return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=dtype)
-
-
-def _host_numpy(t):
-    t = t.cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
 
 
 def _check_argsort(x, idx, dim=-1, descending=False):
     """idx must permute x along dim into NumPy's (ascending, NaN last) order, or its reverse."""
     assert idx.dtype == torch.int64
     assert tuple(idx.shape) == tuple(x.shape)
-    x_np, idx_np = _host_numpy(x), idx.cpu().numpy()
+    x_np, idx_np = host(x), idx.cpu().numpy()
     n = x_np.shape[dim] if x_np.ndim else 1
     arange_shape = [1] * x_np.ndim
     if x_np.ndim:
@@ -50,7 +37,7 @@ def _check_argsort(x, idx, dim=-1, descending=False):
 @pytest.mark.parametrize("size", [4, 2049])
 @pytest.mark.parametrize("descending", [False, True])
 def test_argsort_random_rows(bench, device, size, descending):
-    x = _to_device(np.random.default_rng(0).random((4, size), dtype=np.float32), device, torch.float32)
+    x = to_device(np.random.default_rng(0).random((4, size), dtype=np.float32), device, torch.float32)
     idx = bench(torch.argsort, x, -1, descending)
     _check_argsort(x, idx, -1, descending)
 
@@ -59,7 +46,7 @@ def test_argsort_random_rows(bench, device, size, descending):
 @pytest.mark.parametrize("descending", [False, True])
 def test_argsort_duplicate_keys(bench, device, descending):
     keys = np.floor(np.random.default_rng(1).random((4, 2049)) * 10).astype(np.float32)
-    x = _to_device(keys, device, torch.float32)
+    x = to_device(keys, device, torch.float32)
     idx = bench(torch.argsort, x, dim=1, descending=descending)
     _check_argsort(x, idx, 1, descending)
 
@@ -70,7 +57,7 @@ def test_argsort_nan(bench, device, descending):
     values = np.random.default_rng(2).random((4, 2049), dtype=np.float32)
     values[1, 2] = np.nan
     values[3, 0] = np.nan
-    x = _to_device(values, device, torch.float32)
+    x = to_device(values, device, torch.float32)
     idx = bench(torch.argsort, x, dim=-1, descending=descending)
     _check_argsort(x, idx, -1, descending)
 
@@ -80,10 +67,10 @@ def test_argsort_nan(bench, device, descending):
     "dtype",
     [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
      torch.int16, torch.int8, torch.uint8],
-    ids=_ids,
+    ids=ids,
 )
 def test_argsort_binary_dtypes(bench, device, dtype):
-    x = _to_device(np.tile(np.array([0, 1], dtype=np.float32), 1025), device, dtype)
+    x = to_device(np.tile(np.array([0, 1], dtype=np.float32), 1025), device, dtype)
     idx = bench(torch.argsort, x)
     _check_argsort(x, idx)
 
@@ -91,7 +78,7 @@ def test_argsort_binary_dtypes(bench, device, dtype):
 # test_stable_sort_against_numpy: (randn * size) over (10, 10, 10), sorted along each dim,
 # with inf / -inf / NaN fill values for the floating dtypes.
 @pytest.mark.parametrize("dim", [0, 1, 2])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int64], ids=ids)
 def test_argsort_3d_dims(bench, device, dim, dtype):
     rng = np.random.default_rng(3)
     values = (rng.standard_normal((10, 10, 10)) * 10).astype(np.float32)
@@ -99,7 +86,7 @@ def test_argsort_3d_dims(bench, device, dim, dtype):
         values[rng.random(values.shape) < 0.05] = np.inf
         values[rng.random(values.shape) < 0.05] = -np.inf
         values[rng.random(values.shape) < 0.05] = np.nan
-    x = _to_device(values, device, dtype)
+    x = to_device(values, device, dtype)
     idx = bench(torch.argsort, x, dim=dim)
     _check_argsort(x, idx, dim)
 
@@ -108,13 +95,13 @@ def test_argsort_3d_dims(bench, device, dim, dtype):
 @pytest.mark.parametrize("shape", [(0,), (20,), (1, 20), (30, 30), (10, 20, 30)], ids=str)
 def test_argsort_shapes(bench, device, shape):
     values = np.random.default_rng(4).integers(-9, 9, size=shape).astype(np.float32)
-    x = _to_device(values, device, torch.float32)
+    x = to_device(values, device, torch.float32)
     idx = bench(torch.argsort, x, dim=0)
     _check_argsort(x, idx, 0)
 
 
 # Larger input: a 1-D sort of 2**16 keys.
 def test_argsort_large_1d(bench, device):
-    x = _to_device(np.random.default_rng(5).standard_normal(1 << 16).astype(np.float32), device, torch.float32)
+    x = randn(1 << 16, device, torch.float32, 5)
     idx = bench(torch.argsort, x)
     _check_argsort(x, idx)

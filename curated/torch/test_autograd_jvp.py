@@ -6,18 +6,10 @@ float64 with the analytic Jacobian-vector product computed in NumPy (assert_clos
 import numpy as np
 import pytest
 import torch
+from _support import check_close, to_device
 from torch.autograd.functional import jvp
 
 pytestmark = pytest.mark.function("torch.autograd.functional.jvp", decile=30, top20=False)
-
-
-def _t(array, device):
-    return torch.from_numpy(np.asarray(array, dtype=np.float64)).to(device)
-
-
-def _close(got, expected):
-    assert got.dtype == torch.float64 and tuple(got.shape) == np.shape(expected)
-    torch.testing.assert_close(got.detach().cpu(), torch.from_numpy(np.asarray(expected, dtype=np.float64)))
 
 
 # test_jvp_output: reducer(x) = x.sum(dim=1) on a 4x4 input; v of ones (upstream) and random.
@@ -26,10 +18,10 @@ def test_jvp_reducer(bench, device, v_kind):
     rng = np.random.default_rng(0)
     x_np = rng.random((4, 4))
     v_np = np.ones((4, 4)) if v_kind == "ones" else rng.standard_normal((4, 4))
-    x, v = _t(x_np, device), _t(v_np, device)
+    x, v = to_device(x_np, device), to_device(v_np, device)
     out, jv = bench(jvp, lambda a: a.sum(dim=1), x, v)
-    _close(out, x_np.sum(axis=1))
-    _close(jv, v_np.sum(axis=1))
+    check_close(out, x_np.sum(axis=1), torch.float64)
+    check_close(jv, v_np.sum(axis=1), torch.float64)
 
 
 # Elementwise functions: d(2 x^3) = 6 x^2 v, d(exp x) = exp(x) v, d(tanh x) = (1 - tanh^2 x) v.
@@ -37,13 +29,13 @@ def test_jvp_reducer(bench, device, v_kind):
 def test_jvp_elementwise(bench, device, fn):
     rng = np.random.default_rng(1)
     x_np, v_np = rng.standard_normal((5, 6)), rng.standard_normal((5, 6))
-    x, v = _t(x_np, device), _t(v_np, device)
+    x, v = to_device(x_np, device), to_device(v_np, device)
     func = {"cube": lambda a: 2 * a ** 3, "exp": torch.exp, "tanh": torch.tanh}[fn]
     value = {"cube": 2 * x_np ** 3, "exp": np.exp(x_np), "tanh": np.tanh(x_np)}[fn]
     deriv = {"cube": 6 * x_np ** 2, "exp": np.exp(x_np), "tanh": 1 - np.tanh(x_np) ** 2}[fn]
     out, jv = bench(jvp, func, x, v)
-    _close(out, value)
-    _close(jv, deriv * v_np)
+    check_close(out, value, torch.float64)
+    check_close(jv, deriv * v_np, torch.float64)
 
 
 # test_jvp_scalar: a 0-d input to exp (v = ones([])), and a sum reducer to a 0-d output.
@@ -52,14 +44,14 @@ def test_jvp_scalar(bench, device, case):
     rng = np.random.default_rng(2)
     if case == "scalar_in":
         x_np, v_np = np.asarray(rng.random()), np.asarray(1.0)
-        out, jv = bench(jvp, torch.exp, _t(x_np, device), _t(v_np, device))
-        _close(out, np.exp(x_np))
-        _close(jv, np.exp(x_np) * v_np)
+        out, jv = bench(jvp, torch.exp, to_device(x_np, device), to_device(v_np, device))
+        check_close(out, np.exp(x_np), torch.float64)
+        check_close(jv, np.exp(x_np) * v_np, torch.float64)
     else:
         x_np, v_np = rng.random((4, 4)), np.ones((4, 4))
-        out, jv = bench(jvp, lambda a: a.sum(), _t(x_np, device), _t(v_np, device))
-        _close(out, np.asarray(x_np.sum()))
-        _close(jv, np.asarray(v_np.sum()))
+        out, jv = bench(jvp, lambda a: a.sum(), to_device(x_np, device), to_device(v_np, device))
+        check_close(out, np.asarray(x_np.sum()), torch.float64)
+        check_close(jv, np.asarray(v_np.sum()), torch.float64)
 
 
 # Multiple inputs: f(x, y) = x @ y, J (vx, vy) = vx @ y + x @ vy.
@@ -67,21 +59,22 @@ def test_jvp_multiple_inputs(bench, device):
     rng = np.random.default_rng(3)
     x_np, y_np = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
     vx_np, vy_np = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
-    out, jv = bench(jvp, torch.matmul, (_t(x_np, device), _t(y_np, device)), (_t(vx_np, device), _t(vy_np, device)))
-    _close(out, x_np @ y_np)
-    _close(jv, vx_np @ y_np + x_np @ vy_np)
+    x, y, vx, vy = (to_device(a, device) for a in (x_np, y_np, vx_np, vy_np))
+    out, jv = bench(jvp, torch.matmul, (x, y), (vx, vy))
+    check_close(out, x_np @ y_np, torch.float64)
+    check_close(jv, vx_np @ y_np + x_np @ vy_np, torch.float64)
 
 
 # Multiple outputs: f(x) = (sin x, cos x) gives (cos x v, -sin x v).
 def test_jvp_multiple_outputs(bench, device):
     rng = np.random.default_rng(4)
     x_np, v_np = rng.standard_normal(7), rng.standard_normal(7)
-    out, jv = bench(jvp, lambda a: (a.sin(), a.cos()), _t(x_np, device), _t(v_np, device))
+    out, jv = bench(jvp, lambda a: (a.sin(), a.cos()), to_device(x_np, device), to_device(v_np, device))
     assert isinstance(out, tuple) and isinstance(jv, tuple) and len(out) == len(jv) == 2
-    _close(out[0], np.sin(x_np))
-    _close(out[1], np.cos(x_np))
-    _close(jv[0], np.cos(x_np) * v_np)
-    _close(jv[1], -np.sin(x_np) * v_np)
+    check_close(out[0], np.sin(x_np), torch.float64)
+    check_close(out[1], np.cos(x_np), torch.float64)
+    check_close(jv[0], np.cos(x_np) * v_np, torch.float64)
+    check_close(jv[1], -np.sin(x_np) * v_np, torch.float64)
 
 
 # test_jvp_create_graph: with create_graph=True the product is differentiable; its gradient w.r.t. v
@@ -89,14 +82,14 @@ def test_jvp_multiple_outputs(bench, device):
 def test_jvp_create_graph(bench, device):
     rng = np.random.default_rng(5)
     x_np, v_np = rng.standard_normal(6), rng.standard_normal(6)
-    x = _t(x_np, device).requires_grad_()
-    v = _t(v_np, device).requires_grad_()
+    x = to_device(x_np, device).requires_grad_()
+    v = to_device(v_np, device).requires_grad_()
     out, jv = bench(jvp, lambda a: a ** 2, x, v, create_graph=True)
-    _close(out, x_np ** 2)
-    _close(jv, 2 * x_np * v_np)
+    check_close(out, x_np ** 2, torch.float64)
+    check_close(jv, 2 * x_np * v_np, torch.float64)
     assert jv.requires_grad
     (gv,) = torch.autograd.grad(jv.sum(), v)
-    _close(gv, 2 * x_np)
+    check_close(gv, 2 * x_np, torch.float64)
 
 
 # Without create_graph the outputs are detached (test_jvp_no_grad-style), and a v of the wrong shape
@@ -104,12 +97,12 @@ def test_jvp_create_graph(bench, device):
 def test_jvp_detached_and_errors(bench, device):
     rng = np.random.default_rng(6)
     x_np, v_np = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
-    x = _t(x_np, device).requires_grad_()
-    out, jv = bench(jvp, torch.sin, x, _t(v_np, device))
+    x = to_device(x_np, device).requires_grad_()
+    out, jv = bench(jvp, torch.sin, x, to_device(v_np, device))
     assert not out.requires_grad and not jv.requires_grad
-    _close(jv, np.cos(x_np) * v_np)
+    check_close(jv, np.cos(x_np) * v_np, torch.float64)
     with pytest.raises(RuntimeError):
-        jvp(torch.sin, _t(x_np, device), _t(np.ones(4), device))
+        jvp(torch.sin, to_device(x_np, device), to_device(np.ones(4), device))
 
 
 # A larger layer, to time a realistic product: f(x) = tanh(x @ W) with x (64, 256), W (256, 128).
@@ -117,8 +110,8 @@ def test_jvp_large(bench, device):
     rng = np.random.default_rng(7)
     w_np = rng.standard_normal((256, 128)) / 16
     x_np, v_np = rng.standard_normal((64, 256)), rng.standard_normal((64, 256))
-    w = _t(w_np, device)
-    out, jv = bench(jvp, lambda a: torch.tanh(a @ w), _t(x_np, device), _t(v_np, device))
+    w = to_device(w_np, device)
+    out, jv = bench(jvp, lambda a: torch.tanh(a @ w), to_device(x_np, device), to_device(v_np, device))
     h = np.tanh(x_np @ w_np)
-    _close(out, h)
-    _close(jv, (1 - h ** 2) * (v_np @ w_np))
+    check_close(out, h, torch.float64)
+    check_close(jv, (1 - h ** 2) * (v_np @ w_np), torch.float64)

@@ -10,30 +10,22 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from _support import host, ids, randn
 from torch.autograd import Variable
 
 pytestmark = pytest.mark.function("torch.autograd.Variable", decile=100, top20=True)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _host(t):
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
 
 
 def _alias_checks(v, t):
     assert type(v) is torch.Tensor and isinstance(v, Variable)
     assert v is not t and v.data_ptr() == t.data_ptr()
     assert v.dtype == t.dtype and v.shape == t.shape and v.device == t.device and v.stride() == t.stride()
-    np.testing.assert_array_equal(_host(v), _host(t))
+    np.testing.assert_array_equal(host(v), host(t))
 
 
 # Variable(t): a detached alias without requires_grad, over dtypes.
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
-                                   torch.uint8, torch.bool, torch.complex64], ids=_ids)
+                                   torch.uint8, torch.bool, torch.complex64], ids=ids)
 def test_variable_wraps_tensor(bench, device, dtype):
     t = torch.from_numpy(np.random.default_rng(0).integers(0, 9, (4, 5))).to(dtype).to(device)
     v = bench(Variable, t)
@@ -42,7 +34,7 @@ def test_variable_wraps_tensor(bench, device, dtype):
 
 
 # Variable(t, requires_grad=True): a leaf whose gradient backward() fills; t itself gets none.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex128], ids=ids)
 def test_variable_requires_grad(bench, device, dtype):
     values = np.random.default_rng(1).standard_normal((3, 4))
     t = torch.from_numpy(values).to(dtype).to(device)
@@ -53,7 +45,7 @@ def test_variable_requires_grad(bench, device, dtype):
     out.backward()
     assert v.grad is not None and t.grad is None and not t.requires_grad
     # d/dv sum |v|^2 is 2v (PyTorch's convention for complex inputs as well).
-    np.testing.assert_allclose(_host(v.grad), 2 * _host(t), rtol=1e-6)
+    np.testing.assert_allclose(host(v.grad), 2 * host(t), rtol=1e-6)
 
 
 # Variable of a tensor that requires grad (a leaf, a non-leaf, a Parameter): the result is detached.
@@ -64,7 +56,7 @@ def test_variable_detaches(bench, device, source):
     v = bench(Variable, t)
     assert type(v) is torch.Tensor and not v.requires_grad and v.grad_fn is None and v.is_leaf
     assert v.data_ptr() == t.data_ptr()
-    np.testing.assert_array_equal(_host(v), _host(t))
+    np.testing.assert_array_equal(host(v), host(t))
 
 
 # The result shares the version counter: an in-place change of t shows in v and bumps its version.
@@ -74,7 +66,7 @@ def test_variable_shares_version(bench, device):
     before = v._version
     t.add_(2)
     assert v._version == t._version == before + 1
-    np.testing.assert_array_equal(_host(v), np.full(6, 2, dtype=np.float32))
+    np.testing.assert_array_equal(host(v), np.full(6, 2, dtype=np.float32))
 
 
 # test_volatile_deprecated (volatile is gone): volatile= is accepted with a warning and has no effect.
@@ -106,7 +98,7 @@ def test_variable_errors_and_empty(bench, device):
 
 # A larger tensor: Variable does not copy, so its cost does not depend on the size.
 def test_variable_large(bench, device):
-    t = torch.from_numpy(np.random.default_rng(2).standard_normal((1024, 512)).astype(np.float32)).to(device)
+    t = randn((1024, 512), device, torch.float32, 2)
     v = bench(Variable, t, requires_grad=True)
     _alias_checks(v, t)
     assert v.requires_grad and v.is_leaf

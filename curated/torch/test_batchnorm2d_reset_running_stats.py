@@ -10,21 +10,14 @@ the normalised output) come from float64 NumPy with the tolerances of the dtype.
 import numpy as np
 import pytest
 import torch
+from _support import host64, ids, uniform
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.BatchNorm2d.reset_running_stats", decile=20, top20=False)
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _data(shape, device, dtype, seed):
-    return torch.from_numpy(np.random.default_rng(seed).uniform(0, 1, shape)).to(device=device, dtype=dtype)
-
-
 def _batch_stats(x):
-    a = x.detach().cpu().double().numpy()
+    a = host64(x)
     mean = a.mean(axis=(0, 2, 3))
     var = a.var(axis=(0, 2, 3), ddof=1)  # running_var tracks the unbiased variance
     return mean, var
@@ -50,12 +43,12 @@ def _assert_reset(bn, dtype):
 
 # test_batchnorm_update_stats: a training pass moves the stats (and the counter); reset restores them
 # in place, leaving the affine parameters alone.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 @pytest.mark.parametrize("passes", [1, 3])
 def test_reset_after_training(bench, device, dtype, passes):
     bn = _bn(3, device, dtype)
     for i in range(passes):
-        bn(_data((4, 3, 5, 5), device, dtype, i))
+        bn(uniform((4, 3, 5, 5), device, dtype, i, 0, 1))
     assert int(bn.num_batches_tracked) == passes
     assert not torch.equal(bn.running_mean.cpu(), torch.zeros(3, dtype=dtype))
     weight, bias = bn.weight.detach().clone(), bn.bias.detach().clone()
@@ -73,7 +66,7 @@ def test_reset_after_training(bench, device, dtype, passes):
 def test_reset_simple_average(bench, device):
     dtype = torch.float64
     bn = _bn(3, device, dtype, momentum=None)
-    data1, data2 = _data((4, 3, 2, 2), device, dtype, 1), _data((4, 3, 2, 2), device, dtype, 2)
+    data1, data2 = uniform((4, 3, 2, 2), device, dtype, 1, 0, 1), uniform((4, 3, 2, 2), device, dtype, 2, 0, 1)
     res1 = bn(data1)
     mean1, var1 = bn.running_mean.clone(), bn.running_var.clone()
     bn.reset_running_stats()
@@ -99,10 +92,10 @@ def test_reset_simple_average(bench, device):
 def test_reset_then_momentum_update(bench, device):
     dtype = torch.float32
     bn = _bn(8, device, dtype)
-    bn(_data((2, 8, 6, 6), device, dtype, 3) * 5 + 2)
+    bn(uniform((2, 8, 6, 6), device, dtype, 3, 0, 1) * 5 + 2)
     bench(bn.reset_running_stats)
     _assert_reset(bn, dtype)
-    x = _data((2, 8, 6, 6), device, dtype, 4)
+    x = uniform((2, 8, 6, 6), device, dtype, 4, 0, 1)
     bn(x)
     m, v = _batch_stats(x)
     torch.testing.assert_close(bn.running_mean.cpu(), torch.from_numpy(0.1 * m).float())
@@ -116,11 +109,11 @@ def test_reset_then_momentum_update(bench, device):
 def test_reset_eval_forward(bench, device, affine):
     dtype = torch.float64
     bn = _bn(4, device, dtype, affine=affine)
-    bn(_data((3, 4, 5, 5), device, dtype, 5) * 3 - 1)
+    bn(uniform((3, 4, 5, 5), device, dtype, 5, 0, 1) * 3 - 1)
     bn.eval()
     bench(bn.reset_running_stats)
     _assert_reset(bn, dtype)
-    x = _data((3, 4, 5, 5), device, dtype, 6)
+    x = uniform((3, 4, 5, 5), device, dtype, 6, 0, 1)
     out = bn(x)
     expected = x.cpu().numpy() / np.sqrt(1 + bn.eps)
     if affine:
@@ -141,7 +134,7 @@ def test_reset_fresh(bench, device):
 
 def test_reset_not_tracking(bench, device):
     bn = _bn(5, device, torch.float32, track_running_stats=False)
-    x = _data((2, 5, 3, 3), device, torch.float32, 7)
+    x = uniform((2, 5, 3, 3), device, torch.float32, 7, 0, 1)
     before = bn(x)
     result = bench(bn.reset_running_stats)
     assert result is None
@@ -153,6 +146,6 @@ def test_reset_not_tracking(bench, device):
 # A wide layer (as in a ResNet's last stage), to time a realistic reset.
 def test_reset_large(bench, device):
     bn = _bn(2048, device, torch.float32)
-    bn(_data((2, 2048, 4, 4), device, torch.float32, 8))
+    bn(uniform((2, 2048, 4, 4), device, torch.float32, 8, 0, 1))
     bench(bn.reset_running_stats)
     _assert_reset(bn, torch.float32)

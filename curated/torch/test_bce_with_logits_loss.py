@@ -7,13 +7,10 @@ log sigmoid(x) = -log(1 + exp(-x)); then the reduction. Compared with assert_clo
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.BCEWithLogitsLoss", decile=70, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_bce_with_logits(x, y, weight=None, pos_weight=None, reduction="mean"):
@@ -30,28 +27,21 @@ def _np_bce_with_logits(x, y, weight=None, pos_weight=None, reduction="mean"):
     return loss
 
 
-def _t(array, device, dtype=torch.float32):
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
-
-
 def _check(result, x, y, weight=None, pos_weight=None, reduction="mean"):
-    host = lambda t: None if t is None else t.cpu().double().numpy()
-    expected = _np_bce_with_logits(host(x), host(y), host(weight), host(pos_weight), reduction)
-    assert result.dtype == x.dtype
-    assert tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
+    expected = _np_bce_with_logits(host64(x), host64(y), host64(weight), host64(pos_weight), reduction)
+    check_close(result, expected, x.dtype)
 
 
 # test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss: 64x4 logits, targets in {0, 1}, with
 # and without a weight of 4, every reduction; float and double.
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_bce_with_logits_basic(bench, device, dtype, weighted, reduction):
     rng = np.random.default_rng(0)
-    x = _t(rng.standard_normal((64, 4)), device, dtype)
-    y = _t(rng.integers(0, 2, (64, 4)), device, dtype)
-    weight = _t(rng.random(4), device, dtype) if weighted else None
+    x = to_device(rng.standard_normal((64, 4)), device, dtype)
+    y = to_device(rng.integers(0, 2, (64, 4)), device, dtype)
+    weight = to_device(rng.random(4), device, dtype) if weighted else None
     loss = nn.BCEWithLogitsLoss(weight=weight, reduction=reduction)
     result = bench(loss, x, y)
     _check(result, x, y, weight=weight, reduction=reduction)
@@ -60,7 +50,8 @@ def test_bce_with_logits_basic(bench, device, dtype, weighted, reduction):
 # Soft targets in [0, 1] (the loss accepts probabilities, not only labels).
 def test_bce_with_logits_soft_targets(bench, device):
     rng = np.random.default_rng(1)
-    x, y = _t(rng.standard_normal((16, 10)) * 3, device), _t(rng.random((16, 10)), device)
+    x = to_device(rng.standard_normal((16, 10)) * 3, device, torch.float32)
+    y = to_device(rng.random((16, 10)), device, torch.float32)
     result = bench(nn.BCEWithLogitsLoss(), x, y)
     _check(result, x, y)
 
@@ -72,10 +63,11 @@ def test_bce_with_logits_soft_targets(bench, device):
                          ids=["weight4", "weight16x1", "pos4", "weight4-pos4", "pos1x4"])
 def test_bce_with_logits_broadcast(bench, device, weight_shape, pos_weight_shape):
     rng = np.random.default_rng(2)
-    x = _t(rng.standard_normal((16, 4)), device)
-    y = _t(rng.integers(0, 2, (16, 4)), device)
-    weight = None if weight_shape is None else _t(rng.random(weight_shape), device)
-    pos_weight = None if pos_weight_shape is None else _t(rng.uniform(0.5, 3.0, pos_weight_shape), device)
+    x = to_device(rng.standard_normal((16, 4)), device, torch.float32)
+    y = to_device(rng.integers(0, 2, (16, 4)), device, torch.float32)
+    weight = None if weight_shape is None else to_device(rng.random(weight_shape), device, torch.float32)
+    pos_weight = (None if pos_weight_shape is None
+                  else to_device(rng.uniform(0.5, 3.0, pos_weight_shape), device, torch.float32))
     result = bench(nn.BCEWithLogitsLoss(weight=weight, pos_weight=pos_weight, reduction="none"), x, y)
     _check(result, x, y, weight=weight, pos_weight=pos_weight, reduction="none")
 
@@ -84,9 +76,9 @@ def test_bce_with_logits_broadcast(bench, device, weight_shape, pos_weight_shape
 # stay finite: the loss for x = -120, y = 1 is 120, not inf.
 @pytest.mark.parametrize("use_pos_weight", [False, True], ids=["plain", "pos_weight"])
 def test_bce_with_logits_stability(bench, device, use_pos_weight):
-    x = _t([0.0, -120.0, 120.0, -80.0], device)
-    y = _t([0.0, 1.0, 0.0, 1.0], device)
-    pos_weight = _t([1.0, 1.0, 2.0, 0.5], device) if use_pos_weight else None
+    x = to_device([0.0, -120.0, 120.0, -80.0], device, torch.float32)
+    y = to_device([0.0, 1.0, 0.0, 1.0], device, torch.float32)
+    pos_weight = to_device([1.0, 1.0, 2.0, 0.5], device, torch.float32) if use_pos_weight else None
     result = bench(nn.BCEWithLogitsLoss(pos_weight=pos_weight, reduction="none"), x, y)
     assert torch.isfinite(result).all()
     _check(result, x, y, pos_weight=pos_weight, reduction="none")
@@ -106,7 +98,7 @@ def test_bce_with_logits_grad_at_zero(bench, device):
 # A larger batch, to time a realistic loss.
 def test_bce_with_logits_large(bench, device):
     rng = np.random.default_rng(3)
-    x = _t(rng.standard_normal((1024, 512)), device)
-    y = _t(rng.integers(0, 2, (1024, 512)), device)
+    x = to_device(rng.standard_normal((1024, 512)), device, torch.float32)
+    y = to_device(rng.integers(0, 2, (1024, 512)), device, torch.float32)
     result = bench(nn.BCEWithLogitsLoss(), x, y)
     _check(result, x, y)

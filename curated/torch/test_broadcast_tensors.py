@@ -7,25 +7,11 @@ input (same storage, no copy).
 import numpy as np
 import pytest
 import torch
+from _support import random_array, storage_ptr
 
 pytestmark = pytest.mark.function("torch.broadcast_tensors", decile=50, top20=False)
 
 _DTYPES = [torch.float32, torch.int64, torch.bool, torch.float64, torch.complex64]
-
-
-def _array(shape, dtype, seed):
-    rng = np.random.default_rng(seed)
-    if dtype == torch.bool:
-        return np.asarray(rng.random(shape) < 0.5)
-    if dtype.is_complex:
-        return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
-    if dtype.is_floating_point:
-        return np.asarray(rng.standard_normal(shape)).astype(torch.empty(0, dtype=dtype).numpy().dtype)
-    return np.asarray(rng.integers(-9, 10, shape)).astype(np.int64)
-
-
-def _storage_ptr(t):
-    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
 
 
 def _noncontiguous(array, device):
@@ -36,7 +22,7 @@ def _noncontiguous(array, device):
 
 
 def _run_and_check(bench, device, shapes, dtypes, noncontiguous=False):
-    arrays = [_array(s, d, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
+    arrays = [random_array(s, d, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
     if noncontiguous:
         tensors = [_noncontiguous(a, device) for a in arrays]
         assert not any(t.is_contiguous() for t in tensors if t.numel() > 1)
@@ -48,7 +34,7 @@ def _run_and_check(bench, device, shapes, dtypes, noncontiguous=False):
     for out, t, e in zip(result, tensors, expected):
         assert out.dtype == t.dtype and out.device == t.device
         assert tuple(out.shape) == e.shape
-        assert _storage_ptr(out) == _storage_ptr(t)  # a view, not a copy
+        assert storage_ptr(out) == storage_ptr(t)  # a view, not a copy
         np.testing.assert_array_equal(out.cpu().numpy(), e)
 
 

@@ -6,6 +6,7 @@ inputs read back from the device.
 import numpy as np
 import pytest
 import torch
+from _support import check_equal, host, ids, randn
 
 pytestmark = pytest.mark.function("torch.cat", top20=True, decile=100)
 
@@ -13,33 +14,17 @@ ALL_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch
               torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128]
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _host(t):
-    t = t.cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
 def _assert_cat(result, tensors, dim):
-    arrays = [_host(t) for t in tensors]
+    arrays = [host(t) for t in tensors]
     # The legacy rule: 1-D empty tensors are skipped whatever the other inputs' rank.
     arrays = [a for a in arrays if not (a.ndim == 1 and a.size == 0)] or arrays[:1]
-    expected = torch.from_numpy(np.concatenate(arrays, axis=dim))
     assert result.dtype == tensors[0].dtype
-    got = result.cpu()
-    torch.testing.assert_close(got.float() if got.dtype == torch.bfloat16 else got, expected, rtol=0, atol=0)
-
-
-def _randn(shape, device, seed, dtype=torch.float32):
-    array = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    return torch.from_numpy(array).to(device=device, dtype=dtype)
+    check_equal(result, np.concatenate(arrays, axis=dim))
 
 
 # test_cat_all_dtypes_and_devices: [[1, 2], [3, 4]] with itself along dim 0 and dim 1.
 @pytest.mark.parametrize("dim", [0, 1])
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_ids)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=ids)
 def test_cat_all_dtypes(bench, device, dtype, dim):
     x = torch.tensor([[1, 2], [3, 4]], dtype=dtype, device=device)
     result = bench(torch.cat, (x, x), dim)
@@ -51,7 +36,8 @@ def test_cat_all_dtypes(bench, device, dtype, dim):
 @pytest.mark.parametrize("dim", [-3, -2, -1, 0, 1, 2])
 def test_cat_three_transposed(bench, device, dim):
     pos_dim = dim % 3
-    tensors = [_randn((n, 10, 10), device, seed).transpose(0, pos_dim) for seed, n in enumerate((13, 17, 19))]
+    tensors = [randn((n, 10, 10), device, torch.float32, seed).transpose(0, pos_dim)
+               for seed, n in enumerate((13, 17, 19))]
     result = bench(torch.cat, tensors, dim)
     assert result.shape[pos_dim] == 13 + 17 + 19
     _assert_cat(result, tensors, pos_dim)
@@ -60,7 +46,7 @@ def test_cat_three_transposed(bench, device, dim):
 # test_cat: cat of split / chunk pieces restores the input.
 @pytest.mark.parametrize("pieces", ["split", "chunk"])
 def test_cat_split_roundtrip(bench, device, pieces):
-    x = _randn((20, 10, 10), device, 3)
+    x = randn((20, 10, 10), device, torch.float32, 3)
     parts = torch.split(x, 7) if pieces == "split" else torch.chunk(x, 7)
     result = bench(torch.cat, parts)
     torch.testing.assert_close(result.cpu(), x.cpu(), rtol=0, atol=0)
@@ -69,7 +55,7 @@ def test_cat_split_roundtrip(bench, device, pieces):
 # test_cat_empty: (4, 0, 32, 32) next to (4, 3, 32, 32) along dim 1, and two empties.
 @pytest.mark.parametrize("order", ["x_empty", "empty_x", "empty_empty"])
 def test_cat_empty(bench, device, order):
-    x = _randn((4, 3, 32, 32), device, 4)
+    x = randn((4, 3, 32, 32), device, torch.float32, 4)
     empty = torch.empty((4, 0, 32, 32), device=device)
     tensors = {"x_empty": [x, empty], "empty_x": [empty, x], "empty_empty": [empty, empty]}[order]
     result = bench(torch.cat, tensors, dim=1)
@@ -79,7 +65,7 @@ def test_cat_empty(bench, device, order):
 # test_cat_empty_legacy: a 1-D empty tensor is ignored next to a 4-D one.
 @pytest.mark.parametrize("order", ["x_empty", "empty_x"])
 def test_cat_empty_legacy(bench, device, order):
-    x = _randn((4, 3, 32, 32), device, 5)
+    x = randn((4, 3, 32, 32), device, torch.float32, 5)
     empty = torch.empty((0,), device=device)
     tensors = [x, empty] if order == "x_empty" else [empty, x]
     result = bench(torch.cat, tensors, dim=1)
@@ -92,7 +78,7 @@ def test_cat_empty_legacy(bench, device, order):
 @pytest.mark.parametrize("dim", [0, 1, 2, 3])
 @pytest.mark.parametrize("hw", [8, 128], ids=["small", "large"])
 def test_cat_channels_last(bench, device, dim, hw):
-    tensors = [_randn((4, 15, hw, hw), device, seed).contiguous(memory_format=torch.channels_last)
+    tensors = [randn((4, 15, hw, hw), device, torch.float32, seed).contiguous(memory_format=torch.channels_last)
                for seed in (6, 7)]
     result = bench(torch.cat, tensors, dim=dim)
     if device.type in ("cpu", "cuda"):

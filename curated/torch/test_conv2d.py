@@ -4,78 +4,11 @@ The module is built and its parameters are set from NumPy before timing; the tim
 module's forward. The reference is a direct float64 NumPy convolution (zero, circular, replicate or
 reflect padding, stride, dilation, groups), compared with assert_close's defaults for the dtype.
 """
-import numpy as np
 import pytest
 import torch
+from _support import check_conv, conv_inputs, ids
 
 pytestmark = pytest.mark.function("torch.nn.Conv2d", decile=100, top20=True)
-
-_NP_PAD_MODE = {"zeros": "constant", "circular": "wrap", "replicate": "edge", "reflect": "reflect"}
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
-
-
-def _np_conv2d(x, w, b, stride, padding, dilation, groups, padding_mode):
-    """Direct 2-D convolution (cross-correlation, as torch) in float64."""
-    batched = x.ndim == 4
-    if not batched:
-        x = x[None]
-    stride, dilation = _pair(stride), _pair(dilation)
-    ksize = w.shape[2:]
-    if padding == "valid":
-        pads = [(0, 0)] * 2
-    elif padding == "same":
-        totals = [d * (k - 1) for d, k in zip(dilation, ksize)]
-        pads = [(t // 2, t - t // 2) for t in totals]
-    else:
-        pads = [(p, p) for p in _pair(padding)]
-    x = np.pad(x, [(0, 0), (0, 0)] + pads, mode=_NP_PAD_MODE[padding_mode])
-    eff = [d * (k - 1) + 1 for d, k in zip(dilation, ksize)]
-    win = np.lib.stride_tricks.sliding_window_view(x, eff, axis=(2, 3))
-    win = win[:, :, ::stride[0], ::stride[1], ::dilation[0], ::dilation[1]]
-    cin_g, cout_g = x.shape[1] // groups, w.shape[0] // groups
-    outs = []
-    for g in range(groups):
-        xg = win[:, g * cin_g:(g + 1) * cin_g]
-        wg = w[g * cout_g:(g + 1) * cout_g]
-        outs.append(np.einsum("nchwij,ocij->nohw", xg, wg, optimize=True))
-    out = np.concatenate(outs, axis=1)
-    if b is not None:
-        out = out + b[None, :, None, None]
-    return out if batched else out[0]
-
-
-def _make_conv(device, dtype, seed, *args, **kwargs):
-    module = torch.nn.Conv2d(*args, **kwargs).to(device=device, dtype=dtype)
-    rng = np.random.default_rng(seed)
-    fan_in = module.weight[0].numel()
-    bound = 1.0 / np.sqrt(fan_in)  # the scale of the default init
-    with torch.no_grad():
-        module.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(module.weight.shape))))
-        if module.bias is not None:
-            module.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(module.bias.shape))))
-    return module
-
-
-def _make_input(shape, device, dtype, seed):
-    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(device=device, dtype=dtype)
-
-
-def _check(result, module, x):
-    weight = module.weight.detach().cpu().double().numpy()
-    bias = None if module.bias is None else module.bias.detach().cpu().double().numpy()
-    expected = _np_conv2d(x.cpu().double().numpy(), weight, bias, module.stride, module.padding,
-                          module.dilation, module.groups, module.padding_mode)
-    assert result.dtype == x.dtype
-    assert tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
-
 
 # (constructor args, constructor kwargs, input size), after common_nn's Conv2d entries.
 MODULE_CASES = {
@@ -99,41 +32,39 @@ MODULE_CASES = {
 
 
 @pytest.mark.parametrize("name", list(MODULE_CASES))
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_conv2d_module_tests(bench, device, dtype, name):
-    args, kwargs, input_size = MODULE_CASES[name]
-    module = _make_conv(device, dtype, 0, *args, **kwargs)
-    x = _make_input(input_size, device, dtype, 1)
+    module, x = conv_inputs(torch.nn.Conv2d, *MODULE_CASES[name], device, dtype, seed=0)
     result = bench(module, x)
-    _check(result, module, x)
+    check_conv(result, module, x)
 
 
 # Non-zero padding modes (Conv2d's padding_mode), with a symmetric padding of 1 and 2.
 @pytest.mark.parametrize("padding", [1, 2])
 @pytest.mark.parametrize("padding_mode", ["circular", "replicate", "reflect"])
 def test_conv2d_padding_modes(bench, device, padding_mode, padding):
-    module = _make_conv(device, torch.float64, 2, 2, 3, 3, padding=padding, padding_mode=padding_mode)
-    x = _make_input((1, 2, 5, 6), device, torch.float64, 3)
+    kwargs = {"padding": padding, "padding_mode": padding_mode}
+    module, x = conv_inputs(torch.nn.Conv2d, (2, 3, 3), kwargs, (1, 2, 5, 6), device, torch.float64, seed=2)
     result = bench(module, x)
-    _check(result, module, x)
+    check_conv(result, module, x)
 
 
 # channels_last input and module (test_convolution's memory-format tests): same values.
 def test_conv2d_channels_last(bench, device):
-    module = _make_conv(device, torch.float32, 4, 8, 16, 3, padding=1).to(memory_format=torch.channels_last)
-    x = _make_input((2, 8, 10, 10), device, torch.float32, 5).contiguous(memory_format=torch.channels_last)
+    module, x = conv_inputs(torch.nn.Conv2d, (8, 16, 3), {"padding": 1}, (2, 8, 10, 10), device, torch.float32,
+                            seed=4)
+    module, x = module.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
     result = bench(module, x)
-    _check(result, module, x)
+    check_conv(result, module, x)
 
 
 # Larger layers, to time realistic 3x3 and strided 7x7 convolutions.
 @pytest.mark.parametrize("config", ["3x3", "7x7_stride2"])
 def test_conv2d_large(bench, device, config):
     if config == "3x3":
-        module = _make_conv(device, torch.float32, 6, 32, 64, 3, padding=1)
-        x = _make_input((4, 32, 32, 32), device, torch.float32, 7)
+        args, kwargs, input_size, seed = (32, 64, 3), {"padding": 1}, (4, 32, 32, 32), 6
     else:
-        module = _make_conv(device, torch.float32, 8, 3, 32, 7, stride=2, padding=3)
-        x = _make_input((4, 3, 64, 64), device, torch.float32, 9)
+        args, kwargs, input_size, seed = (3, 32, 7), {"stride": 2, "padding": 3}, (4, 3, 64, 64), 8
+    module, x = conv_inputs(torch.nn.Conv2d, args, kwargs, input_size, device, torch.float32, seed=seed)
     result = bench(module, x)
-    _check(result, module, x)
+    check_conv(result, module, x)

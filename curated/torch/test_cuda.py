@@ -8,6 +8,7 @@ report none); the rest need a CUDA device and skip elsewhere.
 """
 import pytest
 import torch
+from _support import need_cuda
 
 pytestmark = pytest.mark.function("torch.cuda", decile=100, top20=True)
 
@@ -16,18 +17,18 @@ def _cuda_build():
     return torch.version.cuda is not None or getattr(torch.version, "hip", None) is not None
 
 
-def _need_cuda(device):
-    if device.type != "cuda":
-        pytest.skip("needs a CUDA device: this cell's device is " + device.type)
-
-
-def test_cuda_is_available(bench, device):
-    result = bench(torch.cuda.is_available)
+def _check_flag(result, device):
+    """is_available / is_initialized: True on a CUDA cell, False on a build without CUDA."""
     assert isinstance(result, bool)
     if device.type == "cuda":
         assert result is True
     elif not _cuda_build():
         assert result is False
+
+
+def test_cuda_is_available(bench, device):
+    result = bench(torch.cuda.is_available)
+    _check_flag(result, device)
 
 
 def test_cuda_device_count(bench, device):
@@ -44,16 +45,12 @@ def test_cuda_is_initialized(bench, device):
     if device.type == "cuda":
         torch.zeros(1, device=device)  # any CUDA work initialises the context
     result = bench(torch.cuda.is_initialized)
-    assert isinstance(result, bool)
-    if device.type == "cuda":
-        assert result is True
-    elif not _cuda_build():
-        assert result is False
+    _check_flag(result, device)
 
 
 # test_current_device: inside torch.cuda.device(d), current_device() is d.
 def test_cuda_current_device(bench, device):
-    _need_cuda(device)
+    need_cuda(device)
     index = device.index or 0
     with torch.cuda.device(index):
         result = bench(torch.cuda.current_device)
@@ -61,14 +58,14 @@ def test_cuda_current_device(bench, device):
 
 
 def test_cuda_get_device_name(bench, device):
-    _need_cuda(device)
+    need_cuda(device)
     result = bench(torch.cuda.get_device_name, device)
     assert isinstance(result, str) and result
     assert result == torch.cuda.get_device_properties(device).name
 
 
 def test_cuda_get_device_capability(bench, device):
-    _need_cuda(device)
+    need_cuda(device)
     result = bench(torch.cuda.get_device_capability, device)
     props = torch.cuda.get_device_properties(device)
     assert result == (props.major, props.minor)
@@ -76,7 +73,7 @@ def test_cuda_get_device_capability(bench, device):
 
 # test_synchronize: after synchronize, work queued before it is complete and its result readable.
 def test_cuda_synchronize(bench, device):
-    _need_cuda(device)
+    need_cuda(device)
     x = torch.ones((1024, 1024), device=device)
     y = x @ x
     result = bench(torch.cuda.synchronize, device)
@@ -86,7 +83,7 @@ def test_cuda_synchronize(bench, device):
 
 # memory_allocated grows by at least the size of a live allocation.
 def test_cuda_memory_allocated(bench, device):
-    _need_cuda(device)
+    need_cuda(device)
     before = torch.cuda.memory_allocated(device)
     block = torch.empty((1024, 1024), dtype=torch.float32, device=device)
     result = bench(torch.cuda.memory_allocated, device)

@@ -8,6 +8,7 @@ and correct) holds after any number of calls.
 import numpy as np
 import pytest
 import torch
+from _support import need_cuda
 
 pytestmark = pytest.mark.function("torch.cuda.Stream.synchronize", decile=90, top20=False)
 
@@ -16,14 +17,9 @@ pytestmark = pytest.mark.function("torch.cuda.Stream.synchronize", decile=90, to
 SLEEP_CYCLES = 50_000_000
 
 
-def _need_cuda(device):
-    if device.type != "cuda":
-        pytest.skip("torch.cuda.Stream needs a CUDA device: this cell's device is " + device.type)
-
-
 # test_streams: the default stream is busy while a _sleep runs on it, idle after synchronize.
 def test_stream_synchronize_default_stream(bench, device):
-    _need_cuda(device)
+    need_cuda(device, "torch.cuda.Stream ")
     stream = torch.cuda.default_stream(device)
     torch.cuda.synchronize(device)
     assert stream.query()  # nothing queued
@@ -37,7 +33,7 @@ def test_stream_synchronize_default_stream(bench, device):
 # test_streams: a new (non-default) stream, work queued on it under torch.cuda.stream(s).
 @pytest.mark.parametrize("size", [256, 1024])
 def test_stream_synchronize_side_stream(bench, device, size):
-    _need_cuda(device)
+    need_cuda(device, "torch.cuda.Stream ")
     rng = np.random.default_rng(size)
     a_np = rng.standard_normal((size, size)).astype(np.float32)
     a = torch.from_numpy(a_np).to(device)
@@ -57,7 +53,7 @@ def test_stream_synchronize_side_stream(bench, device, size):
 # test_streams_priority: streams with the lowest and highest priority synchronize the same way.
 @pytest.mark.parametrize("which", ["low", "high"])
 def test_stream_synchronize_priority(bench, device, which):
-    _need_cuda(device)
+    need_cuda(device, "torch.cuda.Stream ")
     low, high = torch.cuda.Stream.priority_range()
     priority = low if which == "low" else high
     stream = torch.cuda.Stream(device=device, priority=priority)
@@ -76,7 +72,7 @@ def test_stream_synchronize_priority(bench, device, which):
 
 # test_stream_event_device: an event recorded on the stream has completed once the stream is synchronized.
 def test_stream_synchronize_completes_events(bench, device):
-    _need_cuda(device)
+    need_cuda(device, "torch.cuda.Stream ")
     stream = torch.cuda.Stream(device=device)
     with torch.cuda.stream(stream):
         torch.cuda._sleep(SLEEP_CYCLES)

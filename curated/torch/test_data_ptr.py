@@ -7,6 +7,7 @@ memory.
 import numpy as np
 import pytest
 import torch
+from _support import ids, storage_ptr
 
 pytestmark = pytest.mark.function("torch.Tensor.data_ptr", decile=80, top20=False)
 
@@ -14,22 +15,14 @@ _DTYPES = [torch.float32, torch.float64, torch.int8, torch.int64, torch.bool, to
            torch.bfloat16]
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _storage_ptr(t):
-    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
-
-
 # A freshly allocated contiguous tensor: data_ptr is its storage's start, non-zero and aligned.
-@pytest.mark.parametrize("dtype", _DTYPES, ids=_ids)
+@pytest.mark.parametrize("dtype", _DTYPES, ids=ids)
 def test_data_ptr_contiguous(bench, device, dtype):
     t = torch.zeros((16, 8), dtype=dtype, device=device)
     result = bench(t.data_ptr)
     assert isinstance(result, int)
     assert result != 0
-    assert result == _storage_ptr(t)
+    assert result == storage_ptr(t)
     assert result % t.element_size() == 0
 
 
@@ -42,7 +35,7 @@ def test_data_ptr_views(bench, device, view):
          "flat_offset": lambda: base.view(-1)[17:]}[view]()
     result = bench(v.data_ptr)
     assert result == base.data_ptr() + v.storage_offset() * v.element_size()
-    assert _storage_ptr(v) == _storage_ptr(base)
+    assert storage_ptr(v) == storage_ptr(base)
     # the first element of the view is the element at that address
     first = v.reshape(-1)[0] if v.is_contiguous() else v.flatten()[0]
     assert float(first) == float(base.view(-1)[v.storage_offset()])
@@ -72,7 +65,7 @@ def test_data_ptr_from_numpy(bench, device):
         assert result == array.ctypes.data  # .to(cpu) returns the same tensor: no copy
     else:
         assert result != array.ctypes.data
-    assert result == _storage_ptr(t) + t.storage_offset() * t.element_size()
+    assert result == storage_ptr(t) + t.storage_offset() * t.element_size()
     np.testing.assert_array_equal(t.cpu().numpy(), array)
 
 

@@ -6,42 +6,26 @@ so results are compared exactly with np.diag.
 import numpy as np
 import pytest
 import torch
+from _support import check_equal, host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.diag", decile=90, top20=False)
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _make(shape, dtype, device, seed):
-    rng = np.random.default_rng(seed)
-    if dtype == torch.bool:
-        values = rng.random(shape) >= 0.5
-    elif dtype.is_complex:
-        values = rng.random(shape) + 1j * rng.random(shape)
-    elif dtype.is_floating_point:
-        values = rng.random(shape)
-    else:
-        values = rng.integers(-100, 100, size=shape)
-    return torch.from_numpy(np.asarray(values)).to(device=device, dtype=dtype)
+    """Floating and complex parts uniform on [0, 1), integers in [-100, 100), bools at random."""
+    return random_tensor(shape, dtype, device, seed, ints=(-100, 100), reals=(0, 1))
 
 
 def _assert_diag(result, x, diagonal=0):
-    host = x.cpu()
-    host = host.float() if host.dtype == torch.bfloat16 else host
-    expected = torch.from_numpy(np.diag(host.numpy(), diagonal).copy())
     assert result.dtype == x.dtype
-    got = result.cpu()
-    got = got.float() if got.dtype == torch.bfloat16 else got
-    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    check_equal(result, np.diag(host(x), diagonal))
 
 
 # test_diag: the main diagonal of a 100x100 matrix (upstream: float and bool; here every dtype).
 @pytest.mark.parametrize(
     "dtype",
     [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool, torch.complex64],
-    ids=_ids,
+    ids=ids,
 )
 def test_diag_matrix_to_vector(bench, device, dtype):
     x = _make((100, 100), dtype, device, seed=0)
@@ -70,7 +54,7 @@ def test_diag_noncontiguous(bench, device):
 
 # test_diagflat / test_diag_embed: a 100-vector becomes a diagonal matrix, also off the main diagonal.
 @pytest.mark.parametrize("diagonal", [0, 17, -17])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.complex128], ids=ids)
 def test_diag_vector_to_matrix(bench, device, dtype, diagonal):
     x = _make((100,), dtype, device, seed=3)
     result = bench(torch.diag, x, diagonal)

@@ -12,14 +12,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import check_close, check_sample, ids, probs_param
 from torch.distributions import Multinomial
 
 pytestmark = pytest.mark.function("torch.distributions.Multinomial", decile=20, top20=False,
                                   paper_label="torch.multinomial")
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_logpmf(x, n, p):
@@ -47,8 +44,7 @@ def _np_entropy(n, p):
 
 def _check_samples(dist, n, shape):
     s = dist.sample(shape)
-    assert tuple(s.shape) == tuple(shape) + tuple(dist.batch_shape) + tuple(dist.event_shape)
-    assert s.dtype == dist.probs.dtype and s.device == dist.probs.device
+    check_sample(s, dist, shape, dist.probs.dtype)
     assert bool((s >= 0).all()) and bool((s == s.round()).all())
     assert bool((s.sum(-1) == n).all())
     return s
@@ -56,16 +52,14 @@ def _check_samples(dist, n, shape):
 
 # test_multinomial_1d / _log_prob_and_entropy: probs and logits parametrisations, float32/float64.
 @pytest.mark.parametrize("param", ["probs", "logits"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_multinomial_1d(bench, device, dtype, param):
-    p = np.array([0.1, 0.2, 0.3])
-    pn = p / p.sum()
-    value = torch.tensor(p if param == "probs" else np.log(p), dtype=dtype, device=device)
+    value, pn = probs_param([0.1, 0.2, 0.3], param, dtype, device)
     dist = bench(Multinomial, 10, **{param: value})
     assert isinstance(dist, Multinomial) and dist.total_count == 10
     assert tuple(dist.batch_shape) == () and tuple(dist.event_shape) == (3,)
-    assert dist.probs.dtype == dtype and dist.probs.device == value.device
-    torch.testing.assert_close(dist.probs.cpu(), torch.from_numpy(pn).to(dtype))
+    assert dist.probs.device == value.device
+    check_close(dist.probs, pn, dtype)
     torch.testing.assert_close(dist.mean.cpu(), torch.from_numpy(10 * pn).to(dtype))
     torch.testing.assert_close(dist.variance.cpu(), torch.from_numpy(10 * pn * (1 - pn)).to(dtype))
     counts = np.array([[10, 0, 0], [2, 3, 5], [0, 0, 10], [1, 4, 5]], dtype=np.float64)

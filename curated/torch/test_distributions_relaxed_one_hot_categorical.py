@@ -12,13 +12,10 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import check_close, check_sample, ids, probs_param
 from torch.distributions import RelaxedOneHotCategorical
 
 pytestmark = pytest.mark.function("torch.distributions.RelaxedOneHotCategorical", decile=20, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _concrete_log_prob(y, temp, p):
@@ -32,8 +29,7 @@ def _concrete_log_prob(y, temp, p):
 
 def _check_samples(dist, shape, dtype):
     s = dist.rsample(shape)
-    assert tuple(s.shape) == tuple(shape) + tuple(dist.batch_shape) + tuple(dist.event_shape)
-    assert s.dtype == dtype and s.device == dist.probs.device
+    check_sample(s, dist, shape, dtype)
     assert bool((s >= 0).all()) and bool((s <= 1).all())
     torch.testing.assert_close(s.sum(-1), torch.ones_like(s.sum(-1)))
     return s
@@ -41,16 +37,14 @@ def _check_samples(dist, shape, dtype):
 
 # test_relaxed_one_hot_categorical_1d: probs or logits, float32/float64, temperature 0.67.
 @pytest.mark.parametrize("param", ["probs", "logits"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_relaxed_1d(bench, device, dtype, param):
-    p = np.array([0.1, 0.2, 0.3])
-    pn = p / p.sum()
-    value = torch.tensor(p if param == "probs" else np.log(p), dtype=dtype, device=device)
+    value, pn = probs_param([0.1, 0.2, 0.3], param, dtype, device)
     temp = torch.tensor(0.67, dtype=dtype, device=device)
     dist = bench(RelaxedOneHotCategorical, temp, **{param: value})
     assert isinstance(dist, RelaxedOneHotCategorical) and dist.has_rsample
     assert tuple(dist.batch_shape) == () and tuple(dist.event_shape) == (3,)
-    torch.testing.assert_close(dist.probs.cpu(), torch.from_numpy(pn).to(dtype))
+    check_close(dist.probs, pn, dtype)
     torch.testing.assert_close(dist.temperature.cpu(), torch.tensor(0.67, dtype=dtype))
     for shape in [(), (2, 2), (1,)]:
         _check_samples(dist, shape, dtype)

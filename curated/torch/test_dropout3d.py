@@ -7,18 +7,10 @@ a statistical bound of p. The random generator is seeded before the call.
 import numpy as np
 import pytest
 import torch
+from _support import ids, uniform
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Dropout3d", decile=20, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _input(shape, device, dtype, seed):
-    array = np.random.default_rng(seed).uniform(0.5, 2.0, shape)
-    return torch.from_numpy(array).to(device=device, dtype=dtype)
 
 
 def _check_channelwise(result, x, p, bound=None, unbatched=False):
@@ -40,7 +32,7 @@ def _check_channelwise(result, x, p, bound=None, unbatched=False):
 
 
 # test_Dropout3d / _test_dropout: 1000 feature maps of (b, d, w, h), filled with 1 - p, p = 0.2.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_dropout3d_upstream(bench, device, dtype):
     p = 0.2
     x = torch.full((1000, 3, 2, 4, 5), 1 - p, device=device, dtype=dtype)
@@ -53,7 +45,7 @@ def test_dropout3d_upstream(bench, device, dtype):
 # Several p over a (N, C, D, H, W) batch of 8 x 64 maps.
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
 def test_dropout3d_p(bench, device, p):
-    x = _input((8, 64, 2, 3, 4), device, torch.float32, seed=1)
+    x = uniform((8, 64, 2, 3, 4), device, torch.float32, 1, 0.5, 2.0)
     torch.manual_seed(1)
     result = bench(nn.Dropout3d(p), x)
     _check_channelwise(result, x, p)
@@ -61,7 +53,7 @@ def test_dropout3d_p(bench, device, p):
 
 # _test_dropout's channels_last_3d variant: the layout is kept.
 def test_dropout3d_channels_last(bench, device):
-    x = _input((4, 32, 3, 4, 5), device, torch.float32, seed=2).contiguous(memory_format=torch.channels_last_3d)
+    x = uniform((4, 32, 3, 4, 5), device, torch.float32, 2, 0.5, 2.0).contiguous(memory_format=torch.channels_last_3d)
     torch.manual_seed(2)
     result = bench(nn.Dropout3d(0.3), x)
     assert result.is_contiguous(memory_format=torch.channels_last_3d)
@@ -70,7 +62,7 @@ def test_dropout3d_channels_last(bench, device):
 
 # _test_dropoutNd_no_batch: an unbatched (C, D, H, W) input drops whole channels too.
 def test_dropout3d_no_batch(bench, device):
-    x = _input((200, 2, 3, 4), device, torch.float32, seed=3)
+    x = uniform((200, 2, 3, 4), device, torch.float32, 3, 0.5, 2.0)
     torch.manual_seed(3)
     result = bench(nn.Dropout3d(0.4), x)
     _check_channelwise(result, x, 0.4, unbatched=True)
@@ -79,7 +71,7 @@ def test_dropout3d_no_batch(bench, device):
 # Eval mode and p = 0 are the identity, p = 1 zeros everything.
 @pytest.mark.parametrize("case", ["eval", "p0", "p1"])
 def test_dropout3d_edges(bench, device, case):
-    x = _input((2, 4, 2, 3, 3), device, torch.float32, seed=4)
+    x = uniform((2, 4, 2, 3, 3), device, torch.float32, 4, 0.5, 2.0)
     p = {"eval": 0.5, "p0": 0.0, "p1": 1.0}[case]
     module = nn.Dropout3d(p)
     if case == "eval":
@@ -92,7 +84,7 @@ def test_dropout3d_edges(bench, device, case):
 
 # A larger volume batch, to time a realistic layer.
 def test_dropout3d_large(bench, device):
-    x = _input((4, 64, 8, 16, 16), device, torch.float32, seed=5)
+    x = uniform((4, 64, 8, 16, 16), device, torch.float32, 5, 0.5, 2.0)
     torch.manual_seed(5)
     result = bench(nn.Dropout3d(0.5), x)
     _check_channelwise(result, x, 0.5)

@@ -6,41 +6,25 @@ compared exactly with np.fliplr.
 import numpy as np
 import pytest
 import torch
+from _support import check_equal, host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.fliplr", decile=60, top20=False)
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _make(shape, dtype, device, seed):
     """_test_fliplr_flipud's inputs: randn for floating / complex dtypes, randint(0, 10) otherwise."""
-    rng = np.random.default_rng(seed)
-    if dtype == torch.bool:
-        values = rng.random(shape) > 0.5
-    elif dtype.is_complex:
-        values = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-    elif dtype.is_floating_point:
-        values = rng.standard_normal(shape)
-    else:
-        values = rng.integers(0, 10, size=shape)
-    return torch.from_numpy(np.asarray(values)).to(device=device, dtype=dtype)
+    return random_tensor(shape, dtype, device, seed, ints=(0, 10))
 
 
 def _assert_fliplr(result, x):
-    host = x.cpu()
-    widen = host.dtype == torch.bfloat16
-    expected = torch.from_numpy(np.fliplr((host.float() if widen else host).numpy()).copy())
     assert result.dtype == x.dtype
     assert tuple(result.shape) == tuple(x.shape)
-    got = result.cpu()
-    torch.testing.assert_close(got.float() if widen else got, expected, rtol=0, atol=0)
+    check_equal(result, np.fliplr(host(x)))
 
 
 # test_fliplr: int64, double and cdouble inputs of 2 to 4 dims, sizes 5..10.
 @pytest.mark.parametrize("ndim", [2, 3, 4])
-@pytest.mark.parametrize("dtype", [torch.int64, torch.float64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float64, torch.complex128], ids=ids)
 def test_fliplr_dims(bench, device, dtype, ndim):
     shape = tuple(np.random.default_rng(ndim).integers(5, 11, size=ndim))
     x = _make(shape, dtype, device, seed=0)
@@ -51,7 +35,7 @@ def test_fliplr_dims(bench, device, dtype, ndim):
 # test_flip covers every dtype; fliplr is flip(dims=(1,)).
 @pytest.mark.parametrize(
     "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.uint8, torch.bool, torch.complex64],
-    ids=_ids,
+    ids=ids,
 )
 def test_fliplr_dtypes(bench, device, dtype):
     x = _make((6, 7, 3), dtype, device, seed=1)

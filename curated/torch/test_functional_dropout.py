@@ -9,17 +9,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _support import ids, uniform
 
 pytestmark = pytest.mark.function("torch.nn.functional.dropout", decile=100, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _input(shape, device, dtype, seed, requires_grad=False):
-    array = np.random.default_rng(seed).uniform(0.5, 2.0, shape)
-    return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
 
 
 def _check_dropout(result, x, p, bound=None):
@@ -37,7 +29,7 @@ def _check_dropout(result, x, p, bound=None):
 
 
 # _test_dropout: 1000 elements filled with 1 - p (p = 0.2): the output's mean stays within 0.05 of 1 - p.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_dropout_upstream_mean(bench, device, dtype):
     p = 0.2
     x = torch.full((1000,), 1 - p, device=device, dtype=dtype)
@@ -49,9 +41,9 @@ def test_dropout_upstream_mean(bench, device, dtype):
 
 # sample_inputs_dropout-style p values on a larger input, float32/float64/bfloat16.
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=ids)
 def test_dropout_training(bench, device, dtype, p):
-    x = _input((64, 256), device, dtype, seed=1)
+    x = uniform((64, 256), device, dtype, 1, 0.5, 2.0)
     torch.manual_seed(1)
     result = bench(F.dropout, x, p=p, training=True)
     _check_dropout(result, x, p)
@@ -60,7 +52,7 @@ def test_dropout_training(bench, device, dtype, p):
 # Edge cases: p = 0 keeps everything, p = 1 drops everything, training=False is the identity.
 @pytest.mark.parametrize("case", ["p0", "p1", "eval"])
 def test_dropout_edges(bench, device, case):
-    x = _input((32, 32), device, torch.float32, seed=2)
+    x = uniform((32, 32), device, torch.float32, 2, 0.5, 2.0)
     p, training = {"p0": (0.0, True), "p1": (1.0, True), "eval": (0.5, False)}[case]
     result = bench(F.dropout, x, p=p, training=training)
     assert result.dtype == x.dtype and result.shape == x.shape
@@ -71,7 +63,7 @@ def test_dropout_edges(bench, device, case):
 # _test_dropout's gradient: the backward of a dropout mask scales the kept positions by 1 / (1 - p).
 def test_dropout_grad(bench, device):
     p = 0.2
-    x = _input((1000,), device, torch.float64, seed=3, requires_grad=True)
+    x = uniform((1000,), device, torch.float64, 3, 0.5, 2.0, requires_grad=True)
     torch.manual_seed(3)
     result = bench(F.dropout, x, p, True)
     _check_dropout(result, x, p)
@@ -82,7 +74,7 @@ def test_dropout_grad(bench, device):
 
 # channels_last 4-D input (test_Dropout's memory-format variant): the layout is kept.
 def test_dropout_channels_last(bench, device):
-    x = _input((2, 8, 16, 16), device, torch.float32, seed=4).contiguous(memory_format=torch.channels_last)
+    x = uniform((2, 8, 16, 16), device, torch.float32, 4, 0.5, 2.0).contiguous(memory_format=torch.channels_last)
     torch.manual_seed(4)
     result = bench(F.dropout, x, 0.3, True)
     assert result.is_contiguous(memory_format=torch.channels_last)
@@ -91,7 +83,7 @@ def test_dropout_channels_last(bench, device):
 
 # inplace=True with p = 0 (the only in-place setting the repeated calls leave unchanged): same tensor back.
 def test_dropout_inplace_p0(bench, device):
-    x = _input((16, 16), device, torch.float32, seed=5)
+    x = uniform((16, 16), device, torch.float32, 5, 0.5, 2.0)
     before = x.clone()
     result = bench(F.dropout, x, 0.0, True, True)
     assert result.data_ptr() == x.data_ptr()
@@ -100,7 +92,7 @@ def test_dropout_inplace_p0(bench, device):
 
 # A large activation, to time a realistic dropout.
 def test_dropout_large(bench, device):
-    x = _input((1000, 1000), device, torch.float32, seed=6)
+    x = uniform((1000, 1000), device, torch.float32, 6, 0.5, 2.0)
     torch.manual_seed(6)
     result = bench(F.dropout, x, 0.5, True)
     _check_dropout(result, x, 0.5)

@@ -9,12 +9,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _support import check_close, host64, ids, to_device
 
 pytestmark = pytest.mark.function("torch.nn.functional.group_norm", decile=40, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_group_norm(x, groups, weight, bias, eps):
@@ -31,26 +28,18 @@ def _np_group_norm(x, groups, weight, bias, eps):
     return out
 
 
-def _t(array, device, dtype):
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
-
-
 def _run_and_check(bench, device, shape, groups, eps, dtype, affine=True, seed=0, channels_last=False):
     rng = np.random.default_rng(seed)
-    x = _t(rng.standard_normal(shape) * 2 + 0.5, device, dtype)
+    x = to_device(rng.standard_normal(shape) * 2 + 0.5, device, dtype)
     if channels_last:
         x = x.contiguous(memory_format=torch.channels_last)
     c = shape[1]
-    weight = _t(rng.uniform(0.5, 1.5, c), device, dtype) if affine else None
-    bias = _t(rng.uniform(-0.5, 0.5, c), device, dtype) if affine else None
+    weight = to_device(rng.uniform(0.5, 1.5, c), device, dtype) if affine else None
+    bias = to_device(rng.uniform(-0.5, 0.5, c), device, dtype) if affine else None
     result = bench(F.group_norm, x, groups, weight, bias, eps)
-    host = lambda t: None if t is None else t.cpu().double().numpy()
-    expected = _np_group_norm(host(x), groups, host(weight), host(bias), eps)
-    assert result.dtype == dtype and tuple(result.shape) == tuple(shape)
-    if dtype == torch.bfloat16:
-        torch.testing.assert_close(result.cpu().double(), torch.from_numpy(expected), rtol=1.6e-2, atol=1e-2)
-    else:
-        torch.testing.assert_close(result.cpu(), torch.from_numpy(expected).to(dtype))
+    expected = _np_group_norm(host64(x), groups, host64(weight), host64(bias), eps)
+    assert tuple(result.shape) == tuple(shape)
+    check_close(result, expected, dtype, bfloat16_tol=(1.6e-2, 1e-2))
 
 
 # sample_inputs_group_norm's cases (S = 5), affine and not.
@@ -58,7 +47,7 @@ def _run_and_check(bench, device, shape, groups, eps, dtype, affine=True, seed=0
 @pytest.mark.parametrize("shape, groups, eps", [((1, 6, 3), 2, 0.5), ((2, 6, 3), 2, -0.5), ((1, 3), 1, 1e-5),
                                                 ((0, 2), 1, 1e-5), ((5, 5, 5), 1, 1e-5)],
                          ids=["1x6x3-g2-eps0.5", "2x6x3-g2-eps-0.5", "1x3-g1", "0x2-g1", "5x5x5-g1"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_group_norm_samples(bench, device, dtype, shape, groups, eps, affine):
     _run_and_check(bench, device, shape, groups, eps, dtype, affine=affine)
 

@@ -8,45 +8,27 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, np_gelu, randn
 
 pytestmark = pytest.mark.function("torch.nn.GELU", decile=50, top20=False)
 
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _gelu_ref(x, approximate):
-    x = np.asarray(x, dtype=np.float64)
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64))
-
-
-def _input(shape, device, dtype, seed, scale=3.0):
-    array = np.asarray(np.random.default_rng(seed).standard_normal(shape) * scale)
-    return torch.from_numpy(array).to(device=device, dtype=dtype)
+    return np_gelu(x)
 
 
 def _check(result, x, approximate):
-    assert result.dtype == x.dtype
-    assert result.shape == x.shape
-    expected = torch.from_numpy(np.asarray(_gelu_ref(x.cpu().double().numpy(), approximate)))
-    if x.dtype == torch.bfloat16:
-        torch.testing.assert_close(result.cpu().double(), expected, rtol=1e-2, atol=1e-2)
-    else:
-        torch.testing.assert_close(result.cpu(), expected.to(x.dtype))
+    check_close(result, _gelu_ref(host64(x), approximate), x.dtype, bfloat16_tol=(1e-2, 1e-2))
 
 
 # test_gelu: n x m inputs in float, double and bfloat16, contiguous and not (a transposed view).
 @pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "transposed"])
 @pytest.mark.parametrize("shape", [(1, 1), (5, 7), (9, 3)], ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=ids)
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_n_by_m(bench, device, approximate, dtype, shape, contiguous):
-    x = _input(shape if contiguous else shape[::-1], device, dtype, seed=shape[0] * 10 + shape[1])
+    x = randn(shape if contiguous else shape[::-1], device, dtype, shape[0] * 10 + shape[1], scale=3.0)
     if not contiguous:
         x = x.t()
         assert not x.is_contiguous() or 1 in shape
@@ -59,7 +41,7 @@ def test_gelu_n_by_m(bench, device, approximate, dtype, shape, contiguous):
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4)], ids=["scalar", "no_batch_dim", "3d"])
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_module_inputs(bench, device, approximate, shape):
-    x = _input(shape, device, torch.float64, seed=7)
+    x = randn(shape, device, torch.float64, 7, scale=3.0)
     result = bench(torch.nn.GELU(approximate=approximate), x)
     _check(result, x, approximate)
 
@@ -78,6 +60,6 @@ def test_gelu_special_values(bench, device):
 # A larger activation map than upstream's.
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_large(bench, device, approximate):
-    x = _input((256, 1024), device, torch.float32, seed=11)
+    x = randn((256, 1024), device, torch.float32, 11, scale=3.0)
     result = bench(torch.nn.GELU(approximate=approximate), x)
     _check(result, x, approximate)

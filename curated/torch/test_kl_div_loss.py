@@ -8,13 +8,10 @@ exp(target) * (target - input), then the reduction ('none', 'sum', 'mean' over e
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.KLDivLoss", decile=30, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_kl_div(inp, target, reduction, log_target):
@@ -37,27 +34,21 @@ def _log_softmax(x, axis=-1):
     return x - np.log(np.exp(x).sum(axis=axis, keepdims=True))
 
 
-def _t(array, device, dtype):
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
-
-
 def _check(result, inp, target, reduction, log_target):
-    expected = _np_kl_div(inp.cpu().double().numpy(), target.cpu().double().numpy(), reduction, log_target)
-    assert result.dtype == inp.dtype and tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.cpu(), torch.from_numpy(expected).to(inp.dtype))
+    check_close(result, _np_kl_div(host64(inp), host64(target), reduction, log_target), inp.dtype)
 
 
 # test_KLDivLoss_batch_mean (+ _log_target) and common_nn's reductions: log_softmax input (2, 5),
 # softmax (or log_softmax) target.
 @pytest.mark.parametrize("log_target", [False, True], ids=["prob_target", "log_target"])
 @pytest.mark.parametrize("reduction", ["batchmean", "sum", "mean", "none"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_kl_div_reductions(bench, device, dtype, reduction, log_target):
     rng = np.random.default_rng(0)
     inp = _log_softmax(rng.standard_normal((2, 5)))
     log_t = _log_softmax(rng.standard_normal((2, 5)))
     target = log_t if log_target else np.exp(log_t)
-    x, y = _t(inp, device, dtype), _t(target, device, dtype)
+    x, y = to_device(inp, device, dtype), to_device(target, device, dtype)
     result = bench(nn.KLDivLoss(reduction=reduction, log_target=log_target), x, y)
     _check(result, x, y, reduction, log_target)
 
@@ -69,7 +60,7 @@ def test_kl_div_zero_targets(bench, device):
     target = np.exp(_log_softmax(rng.standard_normal((4, 6))))
     target[:, :2] = 0.0
     target /= target.sum(axis=1, keepdims=True)
-    x, y = _t(inp, device, torch.float64), _t(target, device, torch.float64)
+    x, y = to_device(inp, device, torch.float64), to_device(target, device, torch.float64)
     result = bench(nn.KLDivLoss(reduction="none"), x, y)
     assert torch.isfinite(result).all()
     assert bool((result[:, :2] == 0).all())
@@ -82,7 +73,7 @@ def test_kl_div_batchmean_nd(bench, device, shape):
     rng = np.random.default_rng(2)
     inp = _log_softmax(rng.standard_normal(shape), axis=1)
     target = np.exp(_log_softmax(rng.standard_normal(shape), axis=1))
-    x, y = _t(inp, device, torch.float32), _t(target, device, torch.float32)
+    x, y = to_device(inp, device, torch.float32), to_device(target, device, torch.float32)
     result = bench(nn.KLDivLoss(reduction="batchmean"), x, y)
     _check(result, x, y, "batchmean", False)
 
@@ -90,7 +81,7 @@ def test_kl_div_batchmean_nd(bench, device, shape):
 # KL(p || p) = 0.
 def test_kl_div_identical(bench, device):
     logp = _log_softmax(np.random.default_rng(3).standard_normal((8, 10)))
-    x, y = _t(logp, device, torch.float64), _t(logp, device, torch.float64)
+    x, y = to_device(logp, device, torch.float64), to_device(logp, device, torch.float64)
     result = bench(nn.KLDivLoss(reduction="batchmean", log_target=True), x, y)
     torch.testing.assert_close(result.cpu(), torch.tensor(0.0, dtype=torch.float64))
 
@@ -100,6 +91,6 @@ def test_kl_div_large(bench, device):
     rng = np.random.default_rng(4)
     inp = _log_softmax(rng.standard_normal((512, 1000)))
     target = np.exp(_log_softmax(rng.standard_normal((512, 1000))))
-    x, y = _t(inp, device, torch.float32), _t(target, device, torch.float32)
+    x, y = to_device(inp, device, torch.float32), to_device(target, device, torch.float32)
     result = bench(nn.KLDivLoss(reduction="batchmean"), x, y)
     _check(result, x, y, "batchmean", False)

@@ -9,16 +9,9 @@ NumPy's lstsq, Rosenbrock at (1, 1)); max_iter is large enough for one step to c
 import numpy as np
 import pytest
 import torch
+from _support import ids, to_device
 
 pytestmark = pytest.mark.function("torch.optim.LBFGS", decile=40, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _leaf(array, device, dtype):
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype).requires_grad_()
 
 
 def _closure(opt, loss_fn):
@@ -32,12 +25,13 @@ def _closure(opt, loss_fn):
 
 # _test_basic_cases: weight (10, 5), bias (10,), input (5,), loss sum((W x + b)^2) whose minimum is 0.
 @pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"], ids=["no_line_search", "strong_wolfe"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_lbfgs_basic(bench, device, dtype, line_search_fn):
     rng = np.random.default_rng(0)
     w0, b0, inp = rng.standard_normal((10, 5)), rng.standard_normal(10), rng.standard_normal(5)
-    weight, bias = _leaf(w0, device, dtype), _leaf(b0, device, dtype)
-    x = torch.from_numpy(inp).to(device=device, dtype=dtype)
+    weight = to_device(w0, device, dtype, requires_grad=True)
+    bias = to_device(b0, device, dtype, requires_grad=True)
+    x = to_device(inp, device, dtype)
     opt = torch.optim.LBFGS([weight, bias], lr=1 if line_search_fn else 0.5, max_iter=50,
                             line_search_fn=line_search_fn)
 
@@ -62,7 +56,7 @@ def test_lbfgs_least_squares(bench, device, line_search_fn, history_size):
     a_np, y_np = rng.standard_normal((40, 6)), rng.standard_normal(40)
     a = torch.from_numpy(a_np).to(device)
     y = torch.from_numpy(y_np).to(device)
-    w = _leaf(np.zeros(6), device, torch.float64)
+    w = to_device(np.zeros(6), device, torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([w], lr=1, max_iter=100, history_size=history_size,
                             tolerance_grad=1e-12, tolerance_change=1e-14, line_search_fn=line_search_fn)
 
@@ -78,7 +72,7 @@ def test_lbfgs_least_squares(bench, device, line_search_fn, history_size):
 # _test_rosenbrock: from (1.5, 1.5) (and (-1.5, 2)) to the minimum at (1, 1).
 @pytest.mark.parametrize("start", [(1.5, 1.5), (-1.5, 2.0)], ids=["1.5,1.5", "-1.5,2"])
 def test_lbfgs_rosenbrock(bench, device, start):
-    params = _leaf(start, device, torch.float64)
+    params = to_device(start, device, torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([params], lr=1, max_iter=500, tolerance_grad=1e-10,
                             tolerance_change=1e-14, line_search_fn="strong_wolfe")
 

@@ -7,23 +7,9 @@ sigma_max * max(m, n) * eps of the dtype), or the rank by construction.
 import numpy as np
 import pytest
 import torch
+from _support import ids, random_array
 
 pytestmark = pytest.mark.function("torch.linalg.matrix_rank", decile=10, top20=False)
-
-_NP = {torch.float32: np.float32, torch.float64: np.float64,
-       torch.complex64: np.complex64, torch.complex128: np.complex128}
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _random(rng, shape, dtype):
-    a = rng.standard_normal(shape)
-    if dtype.is_complex:
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(_NP[dtype])
-
 
 def _check(result, expected, batch):
     assert result.dtype == torch.int64 and tuple(result.shape) == tuple(batch)
@@ -33,9 +19,9 @@ def _check(result, expected, batch):
 # test_matrix_rank: random (full-rank) matrices in every floating and complex dtype, against NumPy.
 @pytest.mark.parametrize("batch", [(), (3,), (2, 3)], ids=lambda b: "batch" + "x".join(map(str, b)))
 @pytest.mark.parametrize("mn", [(3, 3), (3, 7), (7, 3)], ids=lambda s: "%dx%d" % s)
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128], ids=ids)
 def test_matrix_rank_random(bench, device, dtype, mn, batch):
-    a = _random(np.random.default_rng(0), batch + mn, dtype)
+    a = random_array(batch + mn, dtype, 0)
     x = torch.from_numpy(a).to(device)
     result = bench(torch.linalg.matrix_rank, x)
     _check(result, np.linalg.matrix_rank(a), batch)
@@ -44,9 +30,9 @@ def test_matrix_rank_random(bench, device, dtype, mn, batch):
 
 # test_matrix_rank: A A^H is rank-deficient when A is wide/tall; hermitian=True gives the same rank.
 @pytest.mark.parametrize("hermitian", [False, True], ids=["general", "hermitian"])
-@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=ids)
 def test_matrix_rank_gram(bench, device, dtype, hermitian):
-    a = _random(np.random.default_rng(1), (2, 7, 3), dtype)
+    a = random_array((2, 7, 3), dtype, 1)
     aah = a @ np.conj(np.swapaxes(a, -1, -2))  # 7x7 of rank 3
     x = torch.from_numpy(aah).to(device)
     result = bench(torch.linalg.matrix_rank, x, hermitian=hermitian)

@@ -7,43 +7,24 @@ defaults for the module dtype (floating_types(), ModuleInfo's default dtypes).
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, init_uniform, np_linear, uniform
 
 pytestmark = pytest.mark.function("torch.nn.Linear", decile=100, top20=True)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _make_linear(in_features, out_features, bias, device, dtype, seed):
     """Linear with deterministic parameters (U(-1/sqrt(in), 1/sqrt(in)) like the default init)."""
     module = torch.nn.Linear(in_features, out_features, bias=bias).to(device=device, dtype=dtype)
-    rng = np.random.default_rng(seed)
-    bound = 1.0 / np.sqrt(in_features)
-    with torch.no_grad():
-        module.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, (out_features, in_features))))
-        if bias:
-            module.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, out_features)))
-    return module
+    return init_uniform(module, np.random.default_rng(seed))
 
 
 def _make_input(shape, device, dtype, seed, requires_grad=False):
     # make_tensor's default range for floating dtypes is [-9, 9).
-    array = np.random.default_rng(seed).uniform(-9, 9, shape)
-    return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
-
-
-def _reference(module, x):
-    weight = module.weight.detach().cpu().double().numpy()
-    out = x.detach().cpu().double().numpy() @ weight.T
-    if module.bias is not None:
-        out = out + module.bias.detach().cpu().double().numpy()
-    return torch.from_numpy(np.asarray(out))
+    return uniform(shape, device, dtype, seed, -9, 9, requires_grad)
 
 
 def _assert_forward(result, module, x):
-    assert result.dtype == x.dtype
-    torch.testing.assert_close(result.detach().cpu(), _reference(module, x).to(x.dtype))
+    check_close(result, np_linear(module, host64(x)), x.dtype)
 
 
 # module_inputs_torch_nn_Linear: "default" (10 -> 8, input 4x10), "no_bias", "no_batch_dim" (3 -> 5, input 3).
@@ -52,7 +33,7 @@ def _assert_forward(result, module, x):
     [(10, 8, True, (4, 10)), (10, 8, False, (4, 10)), (3, 5, True, (3,))],
     ids=["default", "no_bias", "no_batch_dim"],
 )
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_linear_module_inputs(bench, device, dtype, in_features, out_features, bias, input_shape):
     module = _make_linear(in_features, out_features, bias, device, dtype, seed=0)
     x = _make_input(input_shape, device, dtype, seed=1)
@@ -80,7 +61,7 @@ def test_linear_batch_dims(bench, device):
 
 
 # A larger layer than upstream's, to time a realistic GEMM.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_linear_large(bench, device, dtype):
     module = _make_linear(256, 128, True, device, dtype, seed=5)
     x = _make_input((128, 256), device, dtype, seed=6)

@@ -7,40 +7,30 @@ for the dtype (bfloat16: atol 1e-1 as upstream's override; float16: its default)
 import numpy as np
 import pytest
 import torch
+from _support import check_close, ids, uniform
 
 pytestmark = pytest.mark.function("torch.log1p", decile=70, top20=False)
 
-
-def _ids(value):
-    return str(value).replace("torch.", "")
+DOMAIN = (-0.99, 10.0)  # sampled inside log1p's domain (-1, inf)
 
 
 def _check(result, x, expected_dtype):
-    assert result.dtype == expected_dtype
     assert result.shape == x.shape
-    ref = np.log1p(x.cpu().to(torch.float64 if not x.dtype.is_complex else torch.complex128).numpy())
-    expected = torch.from_numpy(np.asarray(ref))
-    if expected_dtype == torch.bfloat16:
-        torch.testing.assert_close(result.cpu().double(), expected, rtol=1.6e-2, atol=1e-1, equal_nan=True)
-    else:
-        torch.testing.assert_close(result.cpu(), expected.to(expected_dtype), equal_nan=True)
-
-
-def _values(shape, seed, low=-0.99, high=10.0):
-    return np.random.default_rng(seed).uniform(low, high, shape)
+    ref = np.log1p(x.cpu().to(torch.complex128 if x.dtype.is_complex else torch.float64).numpy())
+    check_close(result, ref, expected_dtype, bfloat16_tol=(1.6e-2, 1e-1), equal_nan=True)
 
 
 # test_reference_numerics_normal over the floating dtypes, inside the domain (-1, 10].
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=ids)
 @pytest.mark.parametrize("shape", [(), (5,), (5, 5, 5)], ids=["scalar", "5", "5x5x5"])
 def test_log1p_normal(bench, device, shape, dtype):
-    x = torch.from_numpy(np.asarray(_values(shape, seed=len(shape)))).to(device=device, dtype=dtype)
+    x = uniform(shape, device, dtype, len(shape), *DOMAIN)
     result = bench(torch.log1p, x)
     _check(result, x, dtype)
 
 
 # test_reference_numerics_small: |x| tiny, where log1p(x) ~ x must keep full relative precision.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_log1p_small(bench, device, dtype):
     rng = np.random.default_rng(1)
     values = np.sign(rng.standard_normal(200)) * 10.0 ** rng.uniform(-12, -3, 200)
@@ -53,7 +43,7 @@ def test_log1p_small(bench, device, dtype):
 
 
 # test_reference_numerics_large and _extremal: big values, -1 (-inf), below -1 (nan), inf, nan.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_log1p_extremal(bench, device, dtype):
     values = [1e20, 1e30, -1.0, -1.5, -100.0, float("inf"), float("-inf"), float("nan"), 0.0, -0.0]
     x = torch.tensor(values, dtype=dtype, device=device)
@@ -65,7 +55,7 @@ def test_log1p_extremal(bench, device, dtype):
 
 
 # Integer (and bool) inputs are promoted to the default float dtype.
-@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.bool], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.bool], ids=ids)
 def test_log1p_integral(bench, device, dtype):
     array = np.random.default_rng(2).integers(0, 2 if dtype == torch.bool else 100, (4, 6))
     x = torch.from_numpy(array).to(device=device, dtype=dtype)
@@ -76,7 +66,7 @@ def test_log1p_integral(bench, device, dtype):
 # test_non_contig / test_contig_vs_every_other.
 @pytest.mark.parametrize("layout", ["transposed", "every_other"])
 def test_log1p_non_contiguous(bench, device, layout):
-    x = torch.from_numpy(_values((30, 40), seed=3)).to(device=device, dtype=torch.float32)
+    x = uniform((30, 40), device, torch.float32, 3, *DOMAIN)
     x = x.t() if layout == "transposed" else x.reshape(-1)[::2]
     assert not x.is_contiguous()
     result = bench(torch.log1p, x)
@@ -85,7 +75,7 @@ def test_log1p_non_contiguous(bench, device, layout):
 
 # out= into a preallocated tensor.
 def test_log1p_out(bench, device):
-    x = torch.from_numpy(_values((8, 8), seed=4)).to(device=device, dtype=torch.float64)
+    x = uniform((8, 8), device, torch.float64, 4, *DOMAIN)
     out = torch.empty((8, 8), dtype=torch.float64, device=device)
     result = bench(torch.log1p, x, out=out)
     assert result.data_ptr() == out.data_ptr()
@@ -103,6 +93,6 @@ def test_log1p_complex(bench, device):
 
 # A large tensor, to time a realistic elementwise op.
 def test_log1p_large(bench, device):
-    x = torch.from_numpy(_values((1000, 1000), seed=6)).to(device=device, dtype=torch.float32)
+    x = uniform((1000, 1000), device, torch.float32, 6, *DOMAIN)
     result = bench(torch.log1p, x)
     _check(result, x, torch.float32)

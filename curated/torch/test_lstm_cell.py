@@ -7,13 +7,10 @@ h' = sigmoid(o) tanh(c'). Compared with assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.LSTMCell", decile=70, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _sigmoid(x):
@@ -21,30 +18,22 @@ def _sigmoid(x):
 
 
 def _np_lstm_cell(cell, x, h, c):
-    w_ih = cell.weight_ih.detach().cpu().double().numpy()
-    w_hh = cell.weight_hh.detach().cpu().double().numpy()
-    gates = x @ w_ih.T + h @ w_hh.T
+    gates = x @ host64(cell.weight_ih).T + h @ host64(cell.weight_hh).T
     if cell.bias:
-        gates = gates + cell.bias_ih.detach().cpu().double().numpy() + cell.bias_hh.detach().cpu().double().numpy()
+        gates = gates + host64(cell.bias_ih) + host64(cell.bias_hh)
     i, f, g, o = np.split(gates, 4, axis=-1)
     c_new = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
     return _sigmoid(o) * np.tanh(c_new), c_new
 
 
-def _t(array, device, dtype, requires_grad=False):
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype).requires_grad_(requires_grad)
-
-
 def _check(result, cell, x, h, c):
     hy, cy = result
-    host = lambda t: t.detach().cpu().double().numpy()
     batch_shape = tuple(x.shape[:-1])
-    h_np = np.zeros(batch_shape + (cell.hidden_size,)) if h is None else host(h)
-    c_np = np.zeros(batch_shape + (cell.hidden_size,)) if c is None else host(c)
-    h_ref, c_ref = _np_lstm_cell(cell, host(x), h_np, c_np)
-    for got, ref in ((hy, h_ref), (cy, c_ref)):
-        assert got.dtype == x.dtype and tuple(got.shape) == ref.shape
-        torch.testing.assert_close(got.detach().cpu(), torch.from_numpy(ref).to(x.dtype))
+    h_np = np.zeros(batch_shape + (cell.hidden_size,)) if h is None else host64(h)
+    c_np = np.zeros(batch_shape + (cell.hidden_size,)) if c is None else host64(c)
+    h_ref, c_ref = _np_lstm_cell(cell, host64(x), h_np, c_np)
+    check_close(hy, h_ref, x.dtype)
+    check_close(cy, c_ref, x.dtype)
 
 
 def _cell(device, dtype, input_size, hidden_size, bias=True):
@@ -54,12 +43,13 @@ def _cell(device, dtype, input_size, hidden_size, bias=True):
 
 # test_LSTM_cell: input (3, 10), hx/cx (3, 20), with and without bias; float and double.
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_lstm_cell_upstream(bench, device, dtype, bias):
     rng = np.random.default_rng(0)
     cell = _cell(device, dtype, 10, 20, bias)
-    x = _t(rng.standard_normal((3, 10)), device, dtype)
-    h, c = _t(rng.standard_normal((3, 20)), device, dtype), _t(rng.standard_normal((3, 20)), device, dtype)
+    x = to_device(rng.standard_normal((3, 10)), device, dtype)
+    h = to_device(rng.standard_normal((3, 20)), device, dtype)
+    c = to_device(rng.standard_normal((3, 20)), device, dtype)
     result = bench(cell, x, (h, c))
     _check(result, cell, x, h, c)
 
@@ -70,9 +60,10 @@ def test_lstm_cell_module_inputs(bench, device, case):
     rng = np.random.default_rng(1)
     cell = _cell(device, torch.float64, 5, 7)
     shape = (5,) if case.startswith("no_batch_dim") else (4, 5)
-    x = _t(rng.standard_normal(shape), device, torch.float64)
+    x = to_device(rng.standard_normal(shape), device, torch.float64)
     if case == "no_batch_dim":
-        h, c = _t(rng.standard_normal(7), device, torch.float64), _t(rng.standard_normal(7), device, torch.float64)
+        h = to_device(rng.standard_normal(7), device, torch.float64)
+        c = to_device(rng.standard_normal(7), device, torch.float64)
         result = bench(cell, x, (h, c))
     else:
         h = c = None
@@ -84,8 +75,9 @@ def test_lstm_cell_module_inputs(bench, device, case):
 def test_lstm_cell_backward(bench, device):
     rng = np.random.default_rng(2)
     cell = _cell(device, torch.float64, 10, 20)
-    x = _t(rng.standard_normal((3, 10)), device, torch.float64, requires_grad=True)
-    h, c = _t(rng.standard_normal((3, 20)), device, torch.float64), _t(rng.standard_normal((3, 20)), device, torch.float64)
+    x = to_device(rng.standard_normal((3, 10)), device, torch.float64, requires_grad=True)
+    h = to_device(rng.standard_normal((3, 20)), device, torch.float64)
+    c = to_device(rng.standard_normal((3, 20)), device, torch.float64)
     result = bench(cell, x, (h, c))
     _check(result, cell, x, h, c)
     (result[0] + result[1]).sum().backward()
@@ -100,7 +92,8 @@ def test_lstm_cell_backward(bench, device):
 def test_lstm_cell_large(bench, device):
     rng = np.random.default_rng(3)
     cell = _cell(device, torch.float32, 256, 512)
-    x = _t(rng.standard_normal((64, 256)), device, torch.float32)
-    h, c = _t(rng.standard_normal((64, 512)), device, torch.float32), _t(rng.standard_normal((64, 512)), device, torch.float32)
+    x = to_device(rng.standard_normal((64, 256)), device, torch.float32)
+    h = to_device(rng.standard_normal((64, 512)), device, torch.float32)
+    c = to_device(rng.standard_normal((64, 512)), device, torch.float32)
     result = bench(cell, x, (h, c))
     _check(result, cell, x, h, c)

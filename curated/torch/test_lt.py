@@ -6,6 +6,7 @@ values (after type promotion), with the broadcast shape.
 import numpy as np
 import pytest
 import torch
+from _support import host64, ids, random_tensor, to_device
 
 pytestmark = pytest.mark.function("torch.lt", decile=60, top20=False)
 
@@ -13,36 +14,23 @@ _DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.in
            torch.uint8, torch.bool]
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _make(shape, dtype, device, seed):
     """make_tensor-like values: integers in [-9, 10) (uint8 [0, 10)), floats from the same small range so
     that ties occur, bools at random."""
-    rng = np.random.default_rng(seed)
-    if dtype == torch.bool:
-        array = rng.random(shape) < 0.5
-    elif dtype.is_floating_point:
-        array = rng.integers(-18, 20, shape) / 2.0
-    else:
-        array = rng.integers(0 if dtype == torch.uint8 else -9, 10, shape)
-    return torch.from_numpy(np.asarray(array)).to(device=device, dtype=dtype)
-
-
-def _host(t):
-    return t.cpu().double().numpy() if not isinstance(t, (int, float, bool)) else t
+    if dtype.is_floating_point:
+        return to_device(np.random.default_rng(seed).integers(-18, 20, shape) / 2.0, device, dtype)
+    return random_tensor(shape, dtype, device, seed)
 
 
 def _check(result, a, b):
-    expected = np.less(_host(a), _host(b))
+    expected = np.less(host64(a), host64(b))
     assert result.dtype == torch.bool
     assert tuple(result.shape) == np.shape(expected)
     np.testing.assert_array_equal(result.cpu().numpy(), expected)
 
 
 # test_reference_numerics over the dtypes, (5, 5) against (5, 5) with ties.
-@pytest.mark.parametrize("dtype", _DTYPES, ids=_ids)
+@pytest.mark.parametrize("dtype", _DTYPES, ids=ids)
 def test_lt_same_dtype(bench, device, dtype):
     a, b = _make((5, 5), dtype, device, 0), _make((5, 5), dtype, device, 1)
     result = bench(torch.lt, a, b)

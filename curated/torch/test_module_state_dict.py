@@ -8,6 +8,7 @@ devices, the `_metadata` versions, and where it applies the values against NumPy
 import numpy as np
 import pytest
 import torch
+from _support import ids
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Module.state_dict", decile=100, top20=False)
@@ -64,7 +65,7 @@ def test_state_dict_nested_net(bench, device):
 
 
 # test_state_dict: a single Linear has two entries and one metadata entry.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=ids)
 def test_state_dict_linear(bench, device, dtype):
     layer = nn.Linear(5, 5).to(device=device, dtype=dtype)
     state = bench(layer.state_dict)

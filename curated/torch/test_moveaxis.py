@@ -8,25 +8,9 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from _support import ids, random_array
 
 pytestmark = pytest.mark.function("torch.moveaxis", decile=70, top20=False)
-
-_NP = {torch.int64: np.int64, torch.float32: np.float32, torch.complex128: np.complex128}
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _data(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == torch.int64:
-        return rng.integers(-100, 100, shape).astype(np.int64)
-    a = rng.standard_normal(shape)
-    if dtype.is_complex:
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(_NP[dtype])
-
 
 def _check(result, x, a, source, destination):
     expected = np.moveaxis(a, source, destination)
@@ -41,9 +25,9 @@ _PAIRS = list(itertools.permutations(range(4), 2))
 
 # test_movedim: every ordered pair of dims of a 4-d input, in three dtypes.
 @pytest.mark.parametrize("src,dst", _PAIRS, ids=["%d_to_%d" % p for p in _PAIRS])
-@pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.complex128], ids=ids)
 def test_moveaxis_int_dims(bench, device, dtype, src, dst):
-    a = _data(_SHAPE, dtype)
+    a = random_array(_SHAPE, dtype, 0, ints=(-100, 100))
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, src, dst)
     _check(result, x, a, src, dst)
@@ -53,7 +37,7 @@ def test_moveaxis_int_dims(bench, device, dtype, src, dst):
 @pytest.mark.parametrize("src,dst", [(-1, 0), (0, -1), (-4, -2), (-3, 3), (2, -3)],
                          ids=lambda v: str(v))
 def test_moveaxis_negative_dims(bench, device, src, dst):
-    a = _data((3, 4, 5, 6), torch.float32, 1)
+    a = random_array((3, 4, 5, 6), torch.float32, 1)
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, src, dst)
     _check(result, x, a, src, dst)
@@ -69,7 +53,7 @@ def test_moveaxis_negative_dims(bench, device, src, dst):
     ([2, 0], [0, 3]),
 ], ids=["reverse", "pair_neg", "two_front", "one_tuple", "empty_tuple", "lists"])
 def test_moveaxis_tuple_dims(bench, device, src, dst):
-    a = _data((4, 3, 2, 1), torch.float32, 2)
+    a = random_array((4, 3, 2, 1), torch.float32, 2)
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, src, dst)
     _check(result, x, a, src, dst)
@@ -79,7 +63,7 @@ def test_moveaxis_tuple_dims(bench, device, src, dst):
 @pytest.mark.parametrize("shape,src,dst", [((), 0, 0), ((7,), 0, -1), ((5, 9), 0, 1), ((5, 9), -1, 0)],
                          ids=["0d", "1d", "2d", "2d_neg"])
 def test_moveaxis_low_rank(bench, device, shape, src, dst):
-    a = _data(shape, torch.int64, 3)
+    a = random_array(shape, torch.int64, 3, ints=(-100, 100))
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, src, dst)
     if shape == ():
@@ -90,7 +74,7 @@ def test_moveaxis_low_rank(bench, device, shape, src, dst):
 
 # A non-contiguous input (a transposed slice): moveaxis composes with the existing strides.
 def test_moveaxis_noncontiguous(bench, device):
-    base = _data((6, 10, 8), torch.float32, 4)
+    base = random_array((6, 10, 8), torch.float32, 4)
     xb = torch.from_numpy(base).to(device)
     x = xb.transpose(0, 2)[:, ::2]
     a = np.ascontiguousarray(np.swapaxes(base, 0, 2)[:, ::2])
@@ -103,7 +87,7 @@ def test_moveaxis_noncontiguous(bench, device):
 
 # test_movedim_invalid: the errors, checked around one valid call.
 def test_moveaxis_invalid(bench, device):
-    a = _data((2, 3, 4), torch.float32, 5)
+    a = random_array((2, 3, 4), torch.float32, 5)
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, (0, 2), (2, 0))
     _check(result, x, a, (0, 2), (2, 0))
@@ -121,7 +105,7 @@ def test_moveaxis_invalid(bench, device):
 
 # A larger tensor (channels-last to channels-first of an image batch).
 def test_moveaxis_large(bench, device):
-    a = _data((16, 64, 64, 3), torch.float32, 6)
+    a = random_array((16, 64, 64, 3), torch.float32, 6)
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, -1, 1)
     _check(result, x, a, -1, 1)

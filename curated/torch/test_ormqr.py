@@ -8,24 +8,12 @@ Q C, C Q, Q^H C or C Q^H (and, once, the explicit Q); compared with assert_close
 import numpy as np
 import pytest
 import torch
+from _support import ids, random_array, to_device
 
 pytestmark = pytest.mark.function("torch.ormqr", decile=40, top20=False)
 
-_NP = {torch.float32: np.float32, torch.float64: np.float64,
-       torch.complex64: np.complex64, torch.complex128: np.complex128}
 _MODES = [(True, False), (False, False), (True, True), (False, True)]
 _MODE_IDS = ["QC", "CQ", "QhC", "CQh"]
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _random(rng, shape, dtype):
-    a = rng.uniform(-9, 9, shape)
-    if dtype.is_complex:
-        a = a + 1j * rng.uniform(-9, 9, shape)
-    return a.astype(_NP[dtype])
 
 
 def _np_q(reflectors, tau):
@@ -63,11 +51,11 @@ def _expected(reflectors, tau, c, left, transpose):
 
 def _run(bench, device, dtype, batch, m, n, left, transpose, fortran=True, seed=0):
     rng = np.random.default_rng(seed)
-    a = torch.from_numpy(_random(rng, batch + (m, n), dtype)).to(device)
+    a = to_device(random_array(batch + (m, n), dtype, rng, reals=(-9, 9)), device)
     reflectors, tau = torch.geqrf(a)
     if not fortran:
         reflectors = reflectors.contiguous()
-    c_np = _random(rng, batch + ((m, n) if left else (n, m)), dtype)
+    c_np = random_array(batch + ((m, n) if left else (n, m)), dtype, rng, reals=(-9, 9))
     c = torch.from_numpy(c_np).to(device)
     result = bench(torch.ormqr, reflectors, tau, c, left=left, transpose=transpose)
     expected = _expected(reflectors, tau, c_np.astype(np.complex128), left, transpose)
@@ -81,7 +69,7 @@ def _run(bench, device, dtype, batch, m, n, left, transpose, fortran=True, seed=
 
 # test_ormqr: the four products, in every floating and complex dtype, for a batch of tall matrices.
 @pytest.mark.parametrize("left,transpose", _MODES, ids=_MODE_IDS)
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128], ids=ids)
 def test_ormqr_dtypes(bench, device, dtype, left, transpose):
     _run(bench, device, dtype, (2,), 5, 2, left, transpose)
 
@@ -154,6 +142,6 @@ def test_ormqr_errors(bench, device):
 
 
 # Larger matrices, to time a realistic Householder application.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_ormqr_large(bench, device, dtype):
     _run(bench, device, dtype, (), 256, 128, True, False, seed=6)

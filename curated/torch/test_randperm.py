@@ -9,12 +9,9 @@ returns its first call's result, which follows the seeding).
 import numpy as np
 import pytest
 import torch
+from _support import ids
 
 pytestmark = pytest.mark.function("torch.randperm", decile=80, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _check_perm(result, n, dtype, device):
@@ -33,7 +30,7 @@ _CASES = [(n, dt) for n in (5, 100, 50000, 100000)
           if not (dt == torch.float16 and n > 2049) and not (dt == torch.bfloat16 and n > 256)]
 
 
-@pytest.mark.parametrize("n,dtype", _CASES, ids=["%d-%s" % (n, _ids(d)) for n, d in _CASES])
+@pytest.mark.parametrize("n,dtype", _CASES, ids=["%d-%s" % (n, ids(d)) for n, d in _CASES])
 def test_randperm_dtypes(bench, device, n, dtype):
     result = bench(torch.randperm, n, dtype=dtype, device=device)
     _check_perm(result, n, dtype, _device(device))
@@ -51,7 +48,7 @@ def test_randperm_seeded(bench, device, n):
 
 
 # test_randperm: the out= variant resizes and fills the given tensor; the default dtype is int64.
-@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float64], ids=ids)
 def test_randperm_out(bench, device, dtype):
     out = torch.empty(0, dtype=dtype, device=device)
     result = bench(torch.randperm, 1000, out=out)

@@ -11,14 +11,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import ids
 
 # Every call warns (a UserWarning): the cases check the result, one case checks the warning.
 pytestmark = [pytest.mark.function("torch.range", decile=100, top20=True),
               pytest.mark.filterwarnings("ignore:torch.range is deprecated:UserWarning")]
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _expected(start, end, step):
@@ -53,7 +50,7 @@ def test_range_equal_bounds(bench, device, step):
 
 # Explicit dtypes (test_arange's dtype cases): integer and floating results.
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float64, torch.float16, torch.bfloat16],
-                         ids=_ids)
+                         ids=ids)
 def test_range_dtypes(bench, device, dtype):
     result = bench(torch.range, -4, 20, 2, dtype=dtype, device=device)
     _check(result, -4, 20, 2, dtype)

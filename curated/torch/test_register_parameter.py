@@ -9,6 +9,7 @@ gradient on the cell's device against NumPy.
 import numpy as np
 import pytest
 import torch
+from _support import check_close, np_linear, to_device, uniform
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Module.register_parameter", decile=90, top20=False,
@@ -16,8 +17,7 @@ pytestmark = pytest.mark.function("torch.nn.Module.register_parameter", decile=9
 
 
 def _param(shape, device, seed, dtype=torch.float32, requires_grad=True):
-    data = np.random.default_rng(seed).uniform(-1, 1, shape)
-    return nn.Parameter(torch.from_numpy(data).to(device=device, dtype=dtype), requires_grad=requires_grad)
+    return nn.Parameter(uniform(shape, device, dtype, seed, -1, 1), requires_grad=requires_grad)
 
 
 class _Scale(nn.Module):
@@ -85,9 +85,8 @@ def test_register_parameter_linear_weight(bench, device):
     bench(m.register_parameter, "weight", w)
     assert m.weight is w and [n for n, _ in m.named_parameters()] == ["weight", "bias"]
     x_np = np.random.default_rng(6).standard_normal((8, 4))
-    out = m(torch.from_numpy(x_np).float().to(device))
-    expected = x_np @ w.detach().cpu().double().numpy().T + m.bias.detach().cpu().double().numpy()
-    torch.testing.assert_close(out.detach().cpu(), torch.from_numpy(expected).float())
+    out = m(to_device(x_np, device, torch.float32))
+    check_close(out, np_linear(m, x_np), torch.float32)
 
 
 # A parameter registered on a submodule appears under its dotted path in the parent, and module.to()

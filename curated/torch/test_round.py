@@ -9,18 +9,11 @@ cases run on every device.
 import numpy as np
 import pytest
 import torch
+from _support import ids, randn, to_device
 
 pytestmark = pytest.mark.function("torch.round", decile=90, top20=False)
 
 FLOATING = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _to_device(array, device, dtype):
-    return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=dtype)
 
 
 def _expected(x, decimals=0):
@@ -35,12 +28,8 @@ def _assert_round(result, x, decimals=0, **tolerance):
     torch.testing.assert_close(result.cpu(), _expected(x, decimals), equal_nan=True, **tolerance)
 
 
-def _normal_values(shape, seed, scale):
-    return np.random.default_rng(seed).standard_normal(shape) * scale
-
-
 # test_device_rounding: halves round to even.
-@pytest.mark.parametrize("dtype", FLOATING, ids=_ids)
+@pytest.mark.parametrize("dtype", FLOATING, ids=ids)
 def test_round_half_to_even(bench, device, dtype):
     x = torch.tensor([-5.8, -3.5, -2.3, -1.5, -0.5, 0.5, 1.5, 2.3, 3.5, 5.8], device=device, dtype=dtype)
     result = bench(torch.round, x)
@@ -49,19 +38,19 @@ def test_round_half_to_even(bench, device, dtype):
 
 
 # test_reference_numerics_normal on the 'round' OpInfo (all_types_and(half, bfloat16)).
-@pytest.mark.parametrize("dtype", FLOATING + [torch.int64, torch.int32, torch.uint8], ids=_ids)
+@pytest.mark.parametrize("dtype", FLOATING + [torch.int64, torch.int32, torch.uint8], ids=ids)
 def test_round_reference(bench, device, dtype):
-    values = _normal_values((64, 64), seed=0, scale=20)
+    values = np.random.default_rng(0).standard_normal((64, 64)) * 20
     if not dtype.is_floating_point:
         values = np.abs(values) if dtype == torch.uint8 else values
         values = np.trunc(values)
-    x = _to_device(values, device, dtype)
+    x = to_device(values, device, dtype)
     result = bench(torch.round, x)
     _assert_round(result, x)
 
 
 # test_reference_numerics_extremal: NaN and infinities pass through.
-@pytest.mark.parametrize("dtype", FLOATING, ids=_ids)
+@pytest.mark.parametrize("dtype", FLOATING, ids=ids)
 def test_round_extremal(bench, device, dtype):
     x = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.5, -2.5, 1e4 + 0.5], device=device, dtype=dtype)
     result = bench(torch.round, x)
@@ -70,11 +59,11 @@ def test_round_extremal(bench, device, dtype):
 
 # The 'round.decimals_0', 'round.decimals_3' and 'round.decimals_neg_3' OpInfos.
 @pytest.mark.parametrize("decimals, scale", [(0, 20), (3, 20), (-3, 1e5)], ids=["dec0", "dec3", "dec-3"])
-@pytest.mark.parametrize("dtype", FLOATING, ids=_ids)
+@pytest.mark.parametrize("dtype", FLOATING, ids=ids)
 def test_round_decimals(bench, device, dtype, decimals, scale):
     if dtype == torch.float16 and decimals == -3:
         scale = 1e4  # keep inside float16's range (max 65504)
-    x = _to_device(_normal_values((64, 64), seed=1, scale=scale), device, dtype)
+    x = randn((64, 64), device, dtype, 1, scale=scale)
     result = bench(torch.round, x, decimals=decimals)
     tolerance = {}
     if dtype == torch.bfloat16 and decimals == 3 and device.type == "cuda":
@@ -84,13 +73,13 @@ def test_round_decimals(bench, device, dtype, decimals, scale):
 
 # A larger input (4 MB in float32).
 def test_round_large(bench, device):
-    x = _to_device(_normal_values((1024, 1024), seed=2, scale=100), device, torch.float32)
+    x = randn((1024, 1024), device, torch.float32, 2, scale=100)
     result = bench(torch.round, x)
     _assert_round(result, x)
 
 
 # A non-contiguous input.
 def test_round_noncontiguous(bench, device):
-    x = _to_device(_normal_values((50, 80), seed=3, scale=10), device, torch.float64).t()[::2]
+    x = randn((50, 80), device, torch.float64, 3, scale=10).t()[::2]
     result = bench(torch.round, x, decimals=1)
     _assert_round(result, x, 1)

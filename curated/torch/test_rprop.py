@@ -10,12 +10,9 @@ in the parameter dtype, then compares with assert_close's defaults.
 import numpy as np
 import pytest
 import torch
+from _support import check_replay, ids, optim_params, replay_picks
 
 pytestmark = pytest.mark.function("torch.optim.Rprop", decile=10, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _numpy_rprop(param, steps, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False, grad=None,
@@ -45,85 +42,50 @@ def _numpy_rprop(param, steps, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maxim
     return p
 
 
-def _params(device, dtype, seed=0):
-    """weight (10, 5) and bias (10,) with fixed gradients, as leaf tensors on the device."""
-    rng = np.random.default_rng(seed)
-    tensors = []
-    for shape in ((10, 5), (10,)):
-        value, grad = rng.standard_normal(shape), rng.standard_normal(shape)
-        if dtype.is_complex:
-            value = value + 1j * rng.standard_normal(shape)
-            grad = grad + 1j * rng.standard_normal(shape)
-        p = torch.from_numpy(value).to(device=device, dtype=dtype).requires_grad_()
-        p.grad = torch.from_numpy(grad).to(device=device, dtype=dtype)
-        tensors.append(p)
-    return tensors
-
-
-def _host(t):
-    return t.detach().cpu().numpy().copy()
-
-
-def _sample_indices(numel, limit=2048):
-    """Rprop is elementwise, so replaying a fixed subset of elements checks them exactly while
-    keeping the NumPy replay cheap for many steps on large parameters."""
-    if numel <= limit:
-        return np.arange(numel)
-    return np.sort(np.random.default_rng(numel).choice(numel, limit, replace=False))
-
-
-def _run_and_check(bench, opt, params, lrs, **kwargs):
-    picks = [_sample_indices(p.numel()) for p in params]
-    initial = [_host(p).reshape(-1)[idx] for p, idx in zip(params, picks)]
-    grads = [_host(p.grad).reshape(-1)[idx] for p, idx in zip(params, picks)]
-    shapes = [tuple(p.shape) for p in params]
-    result = bench(opt.step)
-    assert result is None  # step without a closure returns None
-    for p, idx, p0, g, lr, shape in zip(params, picks, initial, grads, lrs, shapes):
-        steps = int(opt.state[p]["step"])
-        assert steps >= 1
-        assert tuple(p.shape) == shape and p.dtype == torch.from_numpy(p0).dtype
-        expected = _numpy_rprop(p0, steps, lr, grad=g, **kwargs)
-        got = p.detach().cpu().reshape(-1)[torch.from_numpy(idx)]
-        torch.testing.assert_close(got, torch.from_numpy(expected))
-
-
 # _test_basic_cases(Rprop([weight, bias], lr=2e-4, maximize=..., foreach=...)), and lr=1e-3.
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 @pytest.mark.parametrize("maximize", [False, True], ids=["minimize", "maximize"])
 @pytest.mark.parametrize("lr", [2e-4, 1e-3])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_rprop_basic(bench, device, dtype, lr, maximize, foreach):
-    params = _params(device, dtype)
+    params = optim_params(device, dtype)
     # maximize is passed only when set, so the minimize cases also run where Rprop predates it.
     extra = {"maximize": True} if maximize else {}
     opt = torch.optim.Rprop(params, lr=lr, foreach=foreach, **extra)
-    _run_and_check(bench, opt, params, [lr, lr], maximize=maximize)
+    picks = replay_picks(params)
+    result = bench(opt.step)
+    check_replay(result, opt, params, picks, [lr, lr], _numpy_rprop, maximize=maximize)
 
 
 # _test_basic_cases(Rprop(_build_params_dict(weight, bias, lr=1e-2), lr=2e-4)): per-group lr.
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 def test_rprop_param_groups(bench, device, foreach):
-    weight, bias = _params(device, torch.float32, seed=1)
+    weight, bias = optim_params(device, torch.float32, seed=1)
     opt = torch.optim.Rprop([{"params": [weight]}, {"params": [bias], "lr": 1e-2}], lr=2e-4, foreach=foreach)
-    _run_and_check(bench, opt, [weight, bias], [2e-4, 1e-2])
+    picks = replay_picks([weight, bias])
+    result = bench(opt.step)
+    check_replay(result, opt, [weight, bias], picks, [2e-4, 1e-2], _numpy_rprop)
 
 
 # Non-default etas and step_sizes (optim_inputs_func_rprop): a low step_size_max caps the growth.
 @pytest.mark.parametrize("etas, step_sizes", [((0.3, 1.5), (5e-4, 1e-2)), ((0.5, 1.2), (1e-6, 1e-3))],
                          ids=["etas0.3,1.5-max1e-2", "max1e-3"])
 def test_rprop_etas_step_sizes(bench, device, etas, step_sizes):
-    params = _params(device, torch.float64, seed=2)
+    params = optim_params(device, torch.float64, seed=2)
     opt = torch.optim.Rprop(params, lr=1e-3, etas=etas, step_sizes=step_sizes)
-    _run_and_check(bench, opt, params, [1e-3, 1e-3], etas=etas, step_sizes=step_sizes)
+    picks = replay_picks(params)
+    result = bench(opt.step)
+    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop, etas=etas, step_sizes=step_sizes)
 
 
 # _test_complex_2d(Rprop): complex parameters are updated as (real, imag) pairs.
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 def test_rprop_complex(bench, device, foreach):
-    params = _params(device, torch.complex64, seed=3)
+    params = optim_params(device, torch.complex64, seed=3)
     opt = torch.optim.Rprop(params, lr=1e-3, foreach=foreach)
-    _run_and_check(bench, opt, params, [1e-3, 1e-3])
+    picks = replay_picks(params)
+    result = bench(opt.step)
+    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop)
 
 
 # With a closure that recomputes the gradient of sum(c * (p - t)^2): the gradient flips sign as p
@@ -150,11 +112,8 @@ def test_rprop_closure_quadratic(bench, device):
 
 # A larger parameter set than upstream's, to time a realistic step.
 def test_rprop_large(bench, device):
-    rng = np.random.default_rng(5)
-    params = []
-    for shape in ((512, 256), (256,)):
-        q = torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(device).requires_grad_()
-        q.grad = torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(device)
-        params.append(q)
+    params = optim_params(device, torch.float32, seed=5, shapes=((512, 256), (256,)))
     opt = torch.optim.Rprop(params, lr=1e-3)
-    _run_and_check(bench, opt, params, [1e-3, 1e-3])
+    picks = replay_picks(params)
+    result = bench(opt.step)
+    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop)

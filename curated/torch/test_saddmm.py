@@ -9,29 +9,16 @@ NumPy, with assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
+from _support import ids, random_array
 
 pytestmark = pytest.mark.function("torch.saddmm", decile=20, top20=False)
-
-_NP = {torch.float32: np.float32, torch.float64: np.float64, torch.complex128: np.complex128}
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _values(rng, n, dtype):
-    v = rng.standard_normal(n)
-    if dtype.is_complex:
-        v = v + 1j * rng.standard_normal(n)
-    return v.astype(_NP[dtype])
-
 
 def _sparse(rng, shape, nnz, dtype, device, coalesced):
     """A sparse COO matrix with nnz random entries (duplicates possible: uncoalesced) and its dense form."""
     if 0 in shape:
         nnz = 0
     idx = np.stack([rng.integers(0, max(s, 1), nnz) for s in shape]).astype(np.int64)
-    val = _values(rng, nnz, dtype)
+    val = random_array(nnz, dtype, rng)
     dense = np.zeros(shape, dtype=np.complex128 if dtype.is_complex else np.float64)
     np.add.at(dense, (idx[0], idx[1]), val)
     t = torch.sparse_coo_tensor(torch.from_numpy(idx), torch.from_numpy(val), shape, device=device)
@@ -44,7 +31,7 @@ def _run(bench, device, dtype, di, dj, dk, nnz, coalesced, seed, **kwargs):
     rng = np.random.default_rng(seed)
     x, x_np = _sparse(rng, (di, dj), nnz, dtype, device, coalesced)
     t, t_np = _sparse(rng, (di, dk), nnz, dtype, device, coalesced)
-    y_np = _values(rng, dj * dk, dtype).reshape(dj, dk)
+    y_np = random_array(dj * dk, dtype, rng).reshape(dj, dk)
     y = torch.from_numpy(y_np).to(device)
     result = bench(torch.saddmm, t, x, y, **kwargs)
     beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
@@ -57,7 +44,7 @@ def _run(bench, device, dtype, di, dj, dk, nnz, coalesced, seed, **kwargs):
 # test_saddmm: float64 and complex128, coalesced or not, with random beta/alpha and with the defaults.
 @pytest.mark.parametrize("scalars", ["beta_alpha", "defaults"])
 @pytest.mark.parametrize("coalesced", [True, False], ids=["coalesced", "uncoalesced"])
-@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=ids)
 def test_saddmm_small(bench, device, dtype, coalesced, scalars):
     kwargs = {"beta": 0.37, "alpha": 0.81} if scalars == "beta_alpha" else {}
     _run(bench, device, dtype, 7, 5, 3, 20, coalesced, 0, **kwargs)

@@ -9,29 +9,21 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, init_uniform, np_linear, randn
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Sequential", decile=100, top20=True)
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _linear(in_f, out_f, rng, device, dtype):
-    layer = nn.Linear(in_f, out_f).to(device=device, dtype=dtype)
-    bound = 1.0 / np.sqrt(in_f)
-    with torch.no_grad():
-        layer.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, (out_f, in_f))))
-        layer.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, out_f)))
-    return layer
+    return init_uniform(nn.Linear(in_f, out_f).to(device=device, dtype=dtype), rng)
 
 
 def _np_forward(modules, x):
     """The chain in float64 NumPy, for the module kinds used here."""
     for m in modules:
         if isinstance(m, nn.Linear):
-            x = x @ m.weight.detach().cpu().double().numpy().T + m.bias.detach().cpu().double().numpy()
+            x = np_linear(m, x)
         elif isinstance(m, nn.ReLU):
             x = np.maximum(x, 0)
         elif isinstance(m, nn.Tanh):
@@ -47,23 +39,17 @@ def _np_forward(modules, x):
     return x
 
 
-def _input(shape, device, dtype, seed):
-    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(device=device, dtype=dtype)
-
-
 def _check_forward(result, seq, x):
-    expected = _np_forward(list(seq), x.cpu().double().numpy())
-    assert result.dtype == x.dtype and tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
+    check_close(result, _np_forward(list(seq), host64(x)), x.dtype)
 
 
 # An MLP: Linear(10, 20) - ReLU - Linear(20, 5) on a (4, 10) batch, and a no-batch (10,) input.
 @pytest.mark.parametrize("input_shape", [(4, 10), (10,), (2, 3, 10)], ids=["batch", "no_batch_dim", "extra_dims"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_sequential_forward_mlp(bench, device, dtype, input_shape):
     rng = np.random.default_rng(0)
     seq = nn.Sequential(_linear(10, 20, rng, device, dtype), nn.ReLU(), _linear(20, 5, rng, device, dtype))
-    x = _input(input_shape, device, dtype, 1)
+    x = randn(input_shape, device, dtype, 1)
     result = bench(seq, x)
     _check_forward(result, seq, x)
 
@@ -75,7 +61,7 @@ def test_sequential_forward_ordered_dict_nested(bench, device):
     inner = nn.Sequential(_linear(12, 8, rng, device, dtype), nn.Tanh())
     seq = nn.Sequential(OrderedDict([("flatten", nn.Flatten()), ("block", inner),
                                      ("head", _linear(8, 3, rng, device, dtype)), ("out", nn.Sigmoid())]))
-    x = _input((5, 3, 4), device, dtype, 3)
+    x = randn((5, 3, 4), device, dtype, 3)
     result = bench(seq, x)
     _check_forward(result, seq, x)
     assert [name for name, _ in seq.named_children()] == ["flatten", "block", "head", "out"]
@@ -85,7 +71,7 @@ def test_sequential_forward_ordered_dict_nested(bench, device):
 @pytest.mark.parametrize("shape", [(3,), (2, 4)], ids=str)
 def test_sequential_forward_empty(bench, device, shape):
     seq = nn.Sequential()
-    x = _input(shape, device, torch.float32, 4)
+    x = randn(shape, device, torch.float32, 4)
     result = bench(seq, x)
     assert result is x
 
@@ -96,7 +82,7 @@ def test_sequential_forward_large(bench, device):
     dtype = torch.float32
     seq = nn.Sequential(_linear(256, 512, rng, device, dtype), nn.ReLU(), _linear(512, 512, rng, device, dtype),
                         nn.Tanh(), _linear(512, 10, rng, device, dtype))
-    x = _input((128, 256), device, dtype, 6)
+    x = randn((128, 256), device, dtype, 6)
     result = bench(seq, x)
     _check_forward(result, seq, x)
 

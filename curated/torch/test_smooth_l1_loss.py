@@ -7,13 +7,10 @@ d = input - target, then the reduction. Compared with assert_close's defaults fo
 import numpy as np
 import pytest
 import torch
+from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.SmoothL1Loss", decile=50, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _np_smooth_l1(inp, target, reduction="mean", beta=1.0):
@@ -28,22 +25,18 @@ def _np_smooth_l1(inp, target, reduction="mean", beta=1.0):
 
 def _pair(shape, device, dtype, seed, scale=1.0):
     rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape) * scale
-    b = rng.standard_normal(shape) * scale
-    return (torch.from_numpy(a).to(device=device, dtype=dtype), torch.from_numpy(b).to(device=device, dtype=dtype))
+    return tuple(to_device(rng.standard_normal(shape) * scale, device, dtype) for _ in range(2))
 
 
 def _check(result, x, y, reduction, beta):
-    expected = _np_smooth_l1(x.detach().cpu().double().numpy(), y.cpu().double().numpy(), reduction, beta)
-    assert result.dtype == x.dtype and tuple(result.shape) == expected.shape
-    torch.testing.assert_close(result.detach().cpu(), torch.from_numpy(expected).to(x.dtype))
+    check_close(result, _np_smooth_l1(host64(x), host64(y), reduction, beta), x.dtype)
 
 
 # common_nn's criterion tests: (5, 10) inputs, every reduction, beta 1 (default), 0.5 and 1.5,
 # float32 and float64.
 @pytest.mark.parametrize("beta", [1.0, 0.5, 1.5])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_smooth_l1_reductions(bench, device, dtype, reduction, beta):
     x, y = _pair((5, 10), device, dtype, 0)
     loss = nn.SmoothL1Loss(reduction=reduction) if beta == 1.0 else nn.SmoothL1Loss(reduction=reduction, beta=beta)
@@ -75,7 +68,7 @@ def test_smooth_l1_vs_huber(bench, device, beta):
 # test_smoothl1loss_intergral_target: an integer target gives the loss (and the input gradient) of the
 # same target as floats.
 @pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
-@pytest.mark.parametrize("target_dtype", [torch.int64, torch.int32, torch.uint8], ids=_ids)
+@pytest.mark.parametrize("target_dtype", [torch.int64, torch.int32, torch.uint8], ids=ids)
 def test_smooth_l1_integral_target(bench, device, target_dtype, reduction):
     rng = np.random.default_rng(3)
     x = torch.from_numpy(rng.standard_normal((2, 2)) * 4).float().to(device).requires_grad_(True)

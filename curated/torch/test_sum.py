@@ -9,14 +9,11 @@ else assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
+from _support import ids, to_device
 
 pytestmark = pytest.mark.function("torch.sum", decile=100, top20=True)
 
 TOLERANCES = {torch.float16: (1e-2, 0.4), torch.float32: (3e-6, 7e-5)}
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _generate_input(shape, dtype, device, seed, extremal=False):
@@ -34,7 +31,7 @@ def _generate_input(shape, dtype, device, seed, extremal=False):
         values = rng.standard_normal(shape) > 0.5
     else:
         values = rng.integers(15, 100, size=shape)
-    return torch.from_numpy(np.asarray(values)).to(device=device, dtype=dtype)
+    return to_device(values, device, dtype)
 
 
 def _expected(x, dim=None, keepdim=False):
@@ -69,7 +66,7 @@ VS_NUMPY_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, 
 
 # test_sum_vs_numpy: all dims, one dim, and a tuple of dims over a 3-D input.
 @pytest.mark.parametrize("dim", [None, 1, (0, 2)], ids=["all", "dim1", "dims02"])
-@pytest.mark.parametrize("dtype", VS_NUMPY_DTYPES, ids=_ids)
+@pytest.mark.parametrize("dtype", VS_NUMPY_DTYPES, ids=ids)
 def test_sum_vs_numpy(bench, device, dtype, dim):
     x = _generate_input((7, 9, 8), dtype, device, seed=0)
     result = bench(torch.sum, x) if dim is None else bench(torch.sum, x, dim)
@@ -80,7 +77,7 @@ def test_sum_vs_numpy(bench, device, dtype, dim):
 
 
 # _test_sum_reduction_vs_numpy(with_keepdim=True).
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64], ids=ids)
 def test_sum_keepdim(bench, device, dtype):
     x = _generate_input((6, 5, 10), dtype, device, seed=1)
     result = bench(torch.sum, x, (0, 2), keepdim=True)
@@ -90,7 +87,7 @@ def test_sum_keepdim(bench, device, dtype):
 
 # _test_sum_reduction_vs_numpy(with_extremal=True): NaN / inf / -inf propagate like NumPy's.
 @pytest.mark.parametrize("dim", [None, 0], ids=["all", "dim0"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=ids)
 def test_sum_extremal(bench, device, dtype, dim):
     x = _generate_input((8, 6, 5), dtype, device, seed=2, extremal=True)
     result = bench(torch.sum, x) if dim is None else bench(torch.sum, x, dim)
@@ -103,7 +100,7 @@ def test_sum_extremal(bench, device, dtype, dim):
     [(torch.bool, None), (torch.uint8, None), (torch.int8, None), (torch.int16, None),
      (torch.int32, None), (torch.int32, torch.int16), (torch.int32, torch.float32),
      (torch.float32, torch.float64), (torch.float64, torch.float32), (torch.float32, torch.complex64)],
-    ids=lambda v: _ids(v),
+    ids=ids,
 )
 def test_sum_integer_upcast(bench, device, dtype, out_dtype):
     x = _generate_input((5, 5), dtype, device, seed=3)
@@ -119,7 +116,7 @@ def test_sum_integer_upcast(bench, device, dtype, out_dtype):
 
 
 # Complex inputs (sum's OpInfo covers complex dtypes).
-@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=ids)
 def test_sum_complex(bench, device, dtype):
     x = _generate_input((7, 9, 8), dtype, device, seed=4)
     result = bench(torch.sum, x, 1)

@@ -8,23 +8,20 @@ copy that does not alias its source.
 import numpy as np
 import pytest
 import torch
+from _support import host, ids
 
 pytestmark = pytest.mark.function("torch.tensor", decile=100, top20=True)
 
 
-def _host(t):
-    return t.detach().cpu().numpy()
-
-
 # test_tensor_factory: nested Python lists with an explicit dtype.
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64, torch.uint8,
-                                   torch.int8, torch.bool, torch.float16], ids=lambda d: str(d)[6:])
+                                   torch.int8, torch.bool, torch.float16], ids=ids)
 def test_tensor_from_nested_list(bench, device, dtype):
     data = [[1, 2, 3], [4, 5, 6]]
     t = bench(torch.tensor, data, dtype=dtype, device=device)
     assert t.dtype == dtype and t.device.type == device.type and tuple(t.shape) == (2, 3)
     expected = np.array(data, dtype=np.float64).astype(torch.empty(0, dtype=dtype).numpy().dtype)
-    np.testing.assert_array_equal(_host(t), expected)
+    np.testing.assert_array_equal(host(t), expected)
 
 
 # test_tensor_factory_type_inference: ints -> int64, floats -> the default dtype, bools -> bool,
@@ -44,7 +41,7 @@ def test_tensor_type_inference(bench, device, data, expected_dtype, np_dtype):
     assert t.dtype == expected_dtype and t.device.type == device.type
     expected = np.array(data, dtype=np_dtype)
     assert tuple(t.shape) == expected.shape  # a Python scalar gives a 0-d tensor
-    np.testing.assert_array_equal(_host(t), expected)
+    np.testing.assert_array_equal(host(t), expected)
 
 
 # test_tensor_factory: from a NumPy array the dtype follows the array; the result is a copy.
@@ -57,11 +54,11 @@ def test_tensor_from_numpy(bench, device, np_dtype):
     t = bench(torch.tensor, array, device=device)
     assert t.dtype == torch.from_numpy(array).dtype and tuple(t.shape) == (16, 32)
     assert t.device.type == device.type
-    np.testing.assert_array_equal(_host(t), source)
+    np.testing.assert_array_equal(host(t), source)
     array[0, 0] = 0  # the tensor does not alias the array
     if device.type == "cpu":
         assert t.data_ptr() != array.__array_interface__["data"][0]
-    np.testing.assert_array_equal(_host(t), source)
+    np.testing.assert_array_equal(host(t), source)
 
 
 # test_tensor_factory: a non-contiguous (transposed, strided) NumPy array keeps its logical values.
@@ -75,7 +72,7 @@ def test_tensor_from_noncontiguous_numpy(bench, device):
     for stride, size in sorted(zip(t.stride(), t.shape)):
         assert stride == expected_stride
         expected_stride *= size
-    np.testing.assert_array_equal(_host(t), array)
+    np.testing.assert_array_equal(host(t), array)
 
 
 # test_tensor_factory_copy_var: from a tensor that requires grad, the result is a detached copy
@@ -87,7 +84,7 @@ def test_tensor_from_tensor(bench, device):
     assert t.dtype == torch.float32 and t.device == source.device and tuple(t.shape) == (3, 4)
     assert not t.requires_grad and t.is_leaf and t.grad_fn is None
     assert t.data_ptr() != source.data_ptr()
-    np.testing.assert_array_equal(_host(t), np.arange(12, dtype=np.float32).reshape(3, 4))
+    np.testing.assert_array_equal(host(t), np.arange(12, dtype=np.float32).reshape(3, 4))
 
 
 # test_tensor_factories_empty: empty lists give zero-size tensors of the default dtype.
@@ -105,13 +102,13 @@ def test_tensor_requires_grad(bench, device):
     t = bench(torch.tensor, data, dtype=torch.float64, device=device, requires_grad=True)
     assert t.requires_grad and t.is_leaf and t.dtype == torch.float64 and t.device.type == device.type
     (t * t).sum().backward()
-    np.testing.assert_array_equal(_host(t.grad), 2 * np.array(data))
+    np.testing.assert_array_equal(host(t.grad), 2 * np.array(data))
 
 
 # Ragged nested lists are rejected (checked around one valid call).
 def test_tensor_ragged_rejected(bench, device):
     data = [[float(i * 100 + j) for j in range(100)] for i in range(100)]
     t = bench(torch.tensor, data, device=device)
-    np.testing.assert_array_equal(_host(t), np.array(data, dtype=np.float32))
+    np.testing.assert_array_equal(host(t), np.array(data, dtype=np.float32))
     with pytest.raises(ValueError):
         torch.tensor([[1, 2], [3]], device=device)

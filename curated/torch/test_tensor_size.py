@@ -7,12 +7,9 @@ that shape's entry, for positive and negative dims; out-of-range dims raise Inde
 import numpy as np
 import pytest
 import torch
+from _support import ids
 
 pytestmark = pytest.mark.function("torch.Tensor.size", decile=100, top20=True)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 _SHAPES = [(), (5,), (2, 3), (0, 1, 2, 0), (2, 3, 4, 5, 6), (1, 1, 1)]
@@ -20,7 +17,7 @@ _SHAPES = [(), (5,), (2, 3), (0, 1, 2, 0), (2, 3, 4, 5, 6), (1, 1, 1)]
 
 # size() over ranks 0 to 5 (with zero-sized dims) and several dtypes.
 @pytest.mark.parametrize("shape", _SHAPES, ids=lambda s: "shape" + "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.complex64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.complex64], ids=ids)
 def test_size_full(bench, device, dtype, shape):
     x = torch.zeros(shape, dtype=dtype, device=device)
     result = bench(torch.Tensor.size, x)

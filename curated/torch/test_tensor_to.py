@@ -8,21 +8,9 @@ result is `x` itself (no conversion needed) or a new tensor (copy=True or a real
 import numpy as np
 import pytest
 import torch
+from _support import host, ids, np_dtype
 
 pytestmark = pytest.mark.function("torch.Tensor.to", decile=100, top20=True)
-
-
-def _ids(dtype):
-    return str(dtype).replace("torch.", "")
-
-
-def _host(t):
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
-def _np_dtype(dtype):
-    return torch.empty(0, dtype=dtype).numpy().dtype
 
 
 # test_to: to(dtype) on the device, between floating, integer, bool and complex dtypes.
@@ -31,19 +19,19 @@ def _np_dtype(dtype):
     (torch.float32, torch.int32), (torch.float64, torch.int64), (torch.int64, torch.float32),
     (torch.int32, torch.int8), (torch.float32, torch.bool), (torch.float32, torch.complex64),
     (torch.uint8, torch.float32),
-], ids=lambda d: _ids(d))
+], ids=ids)
 def test_to_dtype(bench, device, src, dst):
     rng = np.random.default_rng(0)
     values = np.round(rng.uniform(-50, 50, (64, 64)), 2)
     if not src.is_floating_point:
         values = np.trunc(values) % 128 if src == torch.uint8 else np.trunc(values)
     values[0, :4] = 0  # some zeros, so the bool conversion has both values
-    x_np = values.astype(_np_dtype(src))
+    x_np = values.astype(np_dtype(src))
     x = torch.from_numpy(x_np).to(device)
     y = bench(x.to, dst)
     assert y.dtype == dst and y.device == x.device and tuple(y.shape) == (64, 64) and y is not x
     # NumPy's astype truncates floats toward zero and maps non-zero to True, as torch does.
-    np.testing.assert_array_equal(_host(y), x_np.astype(_np_dtype(dst)))
+    np.testing.assert_array_equal(host(y), x_np.astype(np_dtype(dst)))
 
 
 # test_to: when dtype and device already match, `to` returns the tensor itself; copy=True a new one.
@@ -59,7 +47,7 @@ def test_to_noop_and_copy(bench, device, how, copy):
         assert y is not x and y.data_ptr() != x.data_ptr()
     else:
         assert y is x
-    np.testing.assert_array_equal(_host(y), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    np.testing.assert_array_equal(host(y), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
 
 
 # test_to / test_to_with_tensor: a host tensor moved to the cell's device (with and without a dtype,
@@ -79,7 +67,7 @@ def test_to_host_to_device(bench, device, how):
     assert y.device.type == device.type and y.dtype == dtype and tuple(y.shape) == (128, 256)
     if device.type == "cpu" and dtype == torch.float32:
         assert y is x  # already there: no copy
-    np.testing.assert_array_equal(_host(y), x_np.astype(_np_dtype(dtype)))
+    np.testing.assert_array_equal(host(y), x_np.astype(np_dtype(dtype)))
 
 
 # test_memory_format_to: channels_last gives NHWC strides and the same logical values.
@@ -92,7 +80,7 @@ def test_to_channels_last(bench, device, shape):
     assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
     assert y.stride() == (h * w * c, 1, w * c, c)
     assert tuple(y.shape) == shape and y.dtype == torch.float32 and y.device == x.device
-    np.testing.assert_array_equal(_host(y), x_np)
+    np.testing.assert_array_equal(host(y), x_np)
 
 
 # to(dtype) keeps autograd: the result of a float64 -> float32 conversion is differentiable.
@@ -102,7 +90,7 @@ def test_to_autograd(bench, device):
     assert y.dtype == torch.float32 and y.requires_grad and y.grad_fn is not None
     (y * y).sum().backward()
     assert x.grad.dtype == torch.float64
-    np.testing.assert_allclose(_host(x.grad), 2 * _host(x).astype(np.float32), rtol=1e-6)
+    np.testing.assert_allclose(host(x.grad), 2 * host(x).astype(np.float32), rtol=1e-6)
 
 
 # to(bfloat16) rounds to the nearest representable value (checked against the float32 round trip).
@@ -111,7 +99,7 @@ def test_to_bfloat16(bench, device):
     x = torch.from_numpy(x_np).to(device)
     y = bench(x.to, torch.bfloat16)
     assert y.dtype == torch.bfloat16 and y.device == x.device
-    got = _host(y)
+    got = host(y)
     # bfloat16 keeps 8 significant bits: relative error at most 2**-8.
     np.testing.assert_allclose(got, x_np, rtol=2.0 ** -8, atol=0)
-    np.testing.assert_array_equal(got, _host(torch.from_numpy(x_np).to(torch.bfloat16)))
+    np.testing.assert_array_equal(got, host(torch.from_numpy(x_np).to(torch.bfloat16)))

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from _support import ids, np_dtype, random_array
 
 pytestmark = pytest.mark.function("torch.triangular_solve", decile=50, top20=False)
 
@@ -20,34 +21,23 @@ RTOL = {torch.float32: 1.3e-6, torch.complex64: 1.3e-6, torch.float64: 1e-7, tor
 FLAGS = list(itertools.product([True, False], repeat=3))
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
 def _flag_ids(flags):
     upper, unit, transpose = flags
     return ("upper" if upper else "lower") + ("-unit" if unit else "") + ("-T" if transpose else "")
 
 
-def _random(shape, dtype, rng):
-    x = rng.standard_normal(shape)
-    if dtype.is_complex:
-        x = x + 1j * rng.standard_normal(shape)
-    return x
-
-
 def _problem(a_shape, b_shape, upper, unitriangular, dtype, seed):
     """b and a triangular A (NumPy, double precision) built the way the upstream helper builds them."""
     rng = np.random.default_rng(seed)
-    a0 = _random(a_shape, dtype, rng)
+    double = torch.complex128 if dtype.is_complex else torch.float64
+    a0 = random_array(a_shape, double, rng)
     a = a0 @ np.swapaxes(a0, -1, -2)  # transpose without conjugation, as A.transpose(-2, -1) upstream
     a = np.triu(a) if upper else np.tril(a)
     if unitriangular:
         idx = np.arange(a_shape[-1])
         a[..., idx, idx] = 1
-    b = _random(b_shape, dtype, rng)
-    np_dtype = torch.empty(0, dtype=dtype).numpy().dtype
-    return b.astype(np_dtype), a.astype(np_dtype)
+    b = random_array(b_shape, double, rng)
+    return b.astype(np_dtype(dtype)), a.astype(np_dtype(dtype))
 
 
 def _effective(a, unitriangular, transpose):
@@ -80,7 +70,7 @@ def _check(result, b_np, a_np, upper, unitriangular, transpose, dtype):
 # test_triangular_solve: single matrices, every flag combination, every dtype.
 @pytest.mark.parametrize("flags", FLAGS, ids=_flag_ids)
 @pytest.mark.parametrize("n, k", [(3, 2), (5, 3), (7, 5)], ids=["n3k2", "n5k3", "n7k5"])
-@pytest.mark.parametrize("dtype", DTYPES, ids=_ids)
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
 def test_triangular_solve_single(bench, device, dtype, n, k, flags):
     upper, unitriangular, transpose = flags
     b_np, a_np = _problem((n, n), (n, k), upper, unitriangular, dtype, seed=n)
@@ -92,7 +82,7 @@ def test_triangular_solve_single(bench, device, dtype, n, k, flags):
 # test_triangular_solve_batched: A (batch, 5, 5), B (batch, 5, 10).
 @pytest.mark.parametrize("flags", FLAGS, ids=_flag_ids)
 @pytest.mark.parametrize("batch", [1, 3, 4])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128], ids=ids)
 def test_triangular_solve_batched(bench, device, dtype, batch, flags):
     upper, unitriangular, transpose = flags
     b_np, a_np = _problem((batch, 5, 5), (batch, 5, 10), upper, unitriangular, dtype, seed=batch)
@@ -109,7 +99,7 @@ def test_triangular_solve_batched(bench, device, dtype, batch, flags):
     ((1, 3, 1, 4, 4), (2, 1, 3, 4, 5)),
 ], ids=["no-broadcast", "broadcast-b", "broadcast-A", "broadcast-both"])
 @pytest.mark.parametrize("upper", [True, False], ids=["upper", "lower"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_triangular_solve_broadcasting(bench, device, dtype, upper, a_shape, b_shape):
     b_np, a_np = _problem(a_shape, b_shape, upper, False, dtype, seed=len(a_shape) + len(b_shape))
     b, a = torch.from_numpy(b_np).to(device), torch.from_numpy(a_np).to(device)

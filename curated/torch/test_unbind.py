@@ -7,17 +7,9 @@ sharing the input's storage (a view of a view is made freshly by every call, so 
 import numpy as np
 import pytest
 import torch
+from _support import host, ids
 
 pytestmark = pytest.mark.function("torch.unbind", decile=80, top20=False)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _host(t):
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
 
 
 def _array(shape, dtype, seed=0):
@@ -31,12 +23,12 @@ def _array(shape, dtype, seed=0):
 
 
 def _check(x, parts, dim):
-    x_np = _host(x)
+    x_np = host(x)
     assert isinstance(parts, tuple) and len(parts) == x.shape[dim]
     for i, part in enumerate(parts):
         assert part.dtype == x.dtype and part.device == x.device
         assert tuple(part.shape) == tuple(x.shape[:dim % x.dim()]) + tuple(x.shape[dim % x.dim() + 1:])
-        np.testing.assert_array_equal(_host(part), np.take(x_np, i, axis=dim))
+        np.testing.assert_array_equal(host(part), np.take(x_np, i, axis=dim))
         assert part._base is x or part._base is x._base  # a view of the input
 
 
@@ -50,7 +42,7 @@ def test_unbind_dims(bench, device, dim):
 
 # Every dtype family: the slices keep the dtype.
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int8,
-                                   torch.uint8, torch.bool, torch.complex64], ids=_ids)
+                                   torch.uint8, torch.bool, torch.complex64], ids=ids)
 def test_unbind_dtypes(bench, device, dtype):
     x = _array((4, 6, 5), dtype, seed=1).to(device)
     parts = bench(torch.unbind, x, dim=1)
@@ -66,7 +58,7 @@ def test_unbind_is_view(bench, device):
         assert part._base is x
         x[i, i] = i + 1
         assert float(part[i]) == i + 1
-    np.testing.assert_array_equal(np.stack([_host(p) for p in parts]), np.diag(np.arange(1.0, 6.0)).astype(np.float32))
+    np.testing.assert_array_equal(np.stack([host(p) for p in parts]), np.diag(np.arange(1.0, 6.0)).astype(np.float32))
 
 
 # A non-contiguous (transposed) input: the slices follow its logical layout.
@@ -97,7 +89,7 @@ def test_unbind_autograd(bench, device):
     (parts[0] * 1 + parts[2] * 3).sum().backward()
     expected = np.zeros((3, 4))
     expected[0], expected[2] = 1, 3
-    np.testing.assert_array_equal(_host(x.grad), expected)
+    np.testing.assert_array_equal(host(x.grad), expected)
 
 
 # A larger input: 512 slices of (1024,).
@@ -105,5 +97,5 @@ def test_unbind_large(bench, device):
     x = _array((512, 1024), torch.float32, seed=4).to(device)
     parts = bench(torch.unbind, x, 0)
     assert len(parts) == 512
-    np.testing.assert_array_equal(np.stack([_host(p) for p in parts]), _host(x))
+    np.testing.assert_array_equal(np.stack([host(p) for p in parts]), host(x))
     assert all(p._base is x for p in parts)

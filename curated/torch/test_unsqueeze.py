@@ -6,32 +6,24 @@ dtype and device, its values against np.expand_dims, and that it is a view of th
 import numpy as np
 import pytest
 import torch
+from _support import host, ids, randn
 
 pytestmark = pytest.mark.function("torch.unsqueeze", decile=100, top20=True)
 
 
-def _ids(value):
-    return str(value).replace("torch.", "")
-
-
-def _host(t):
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
 def _check(x, y, dim):
-    x_np = _host(x)
+    x_np = host(x)
     expected = np.expand_dims(x_np, dim)
     assert tuple(y.shape) == expected.shape and y.dtype == x.dtype and y.device == x.device
     assert y.dim() == x.dim() + 1
-    np.testing.assert_array_equal(_host(y), expected)
+    np.testing.assert_array_equal(host(y), expected)
     assert y.data_ptr() == x.data_ptr() and (y._base is x or (x._base is not None and y._base is x._base))
 
 
 # Every valid dim of a 3-D tensor: 0..3 and -4..-1 (negative dims count in the result's rank).
 @pytest.mark.parametrize("dim", [0, 1, 2, 3, -1, -2, -3, -4])
 def test_unsqueeze_every_dim(bench, device, dim):
-    x = torch.from_numpy(np.random.default_rng(0).standard_normal((4, 5, 6)).astype(np.float32)).to(device)
+    x = randn((4, 5, 6), device, torch.float32, 0)
     y = bench(torch.unsqueeze, x, dim)
     _check(x, y, dim)
 
@@ -47,7 +39,7 @@ def test_unsqueeze_low_rank(bench, device, shape, dim):
 
 # dtypes: the result keeps the dtype.
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int64, torch.int16, torch.uint8,
-                                   torch.bool, torch.complex128], ids=_ids)
+                                   torch.bool, torch.complex128], ids=ids)
 def test_unsqueeze_dtypes(bench, device, dtype):
     values = np.random.default_rng(1).integers(0, 100, (3, 8))
     x = torch.from_numpy(values).to(dtype).to(device)
@@ -64,14 +56,14 @@ def test_unsqueeze_is_view(bench, device):
     assert float(x[1, 1]) == 2
     expected = np.ones((5, 5), dtype=np.float32)
     expected[1, 1] = 2
-    np.testing.assert_array_equal(_host(y), expected[:, None, :])
+    np.testing.assert_array_equal(host(y), expected[:, None, :])
 
 
 # Non-contiguous inputs (a transpose, a strided slice): the strides of the new size-1 dim fit in.
 @pytest.mark.parametrize("kind", ["transposed", "sliced"])
 @pytest.mark.parametrize("dim", [0, 2, -1])
 def test_unsqueeze_noncontiguous(bench, device, kind, dim):
-    base = torch.from_numpy(np.random.default_rng(2).standard_normal((6, 8, 10)).astype(np.float32)).to(device)
+    base = randn((6, 8, 10), device, torch.float32, 2)
     x = base.transpose(0, 2) if kind == "transposed" else base[::2, :, 1::3]
     assert not x.is_contiguous()
     y = bench(torch.unsqueeze, x, dim)
@@ -93,6 +85,6 @@ def test_unsqueeze_out_of_range(bench, device):
 
 # A larger input: (256, 1024), unsqueezed in the middle.
 def test_unsqueeze_large(bench, device):
-    x = torch.from_numpy(np.random.default_rng(3).standard_normal((256, 1024)).astype(np.float32)).to(device)
+    x = randn((256, 1024), device, torch.float32, 3)
     y = bench(torch.unsqueeze, x, 1)
     _check(x, y, 1)

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import ids
 from torch.distributions.von_mises import VonMises
 
 pytestmark = pytest.mark.function("torch.distributions.von_mises.VonMises", decile=30, top20=False,
@@ -68,7 +69,7 @@ def test_von_mises_logprob_normalized(bench, device, concentration):
 
 # The _get_examples entries: a scalar and a batched (loc, concentration) that require grad, in
 # float32 and float64; log_prob is differentiable in loc (d/dloc = k*sin(x - loc)).
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 @pytest.mark.parametrize("params", ["scalar", "batched"])
 def test_von_mises_example_params(bench, device, params, dtype):
     loc_np, k_np = {"scalar": (1.0, 10.0), "batched": (np.array([0.0, math.pi / 2]), np.array([1.0, 10.0]))}[params]

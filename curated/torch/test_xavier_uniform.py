@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from _support import ids
 from torch.nn import init
 
 pytestmark = pytest.mark.function("torch.nn.init.xavier_uniform_", decile=70, top20=False)
@@ -63,7 +64,7 @@ def test_xavier_uniform_shapes(bench, device, shape, gain):
 
 
 # Floating dtypes: the fill keeps the tensor's dtype.
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16], ids=ids)
 def test_xavier_uniform_dtypes(bench, device, dtype):
     tensor = torch.zeros((40, 30), dtype=dtype, device=device)
     result = bench(init.xavier_uniform_, tensor, gain=init.calculate_gain("relu"))

@@ -6,12 +6,9 @@ device and shape, and that every element equals np.zeros exactly.
 import numpy as np
 import pytest
 import torch
+from _support import check_equal, ids, np_dtype
 
 pytestmark = pytest.mark.function("torch.zeros", decile=100, top20=True)
-
-
-def _ids(value):
-    return str(value).replace("torch.", "")
 
 
 def _assert_zeros(result, shape, dtype, device):
@@ -21,10 +18,7 @@ def _assert_zeros(result, shape, dtype, device):
     if device.index is not None:
         assert result.device.index == device.index
     assert tuple(result.shape) == tuple(shape)
-    host = result.cpu()
-    host = host.float() if host.dtype == torch.bfloat16 else host
-    expected = torch.from_numpy(np.zeros(shape, dtype=host.numpy().dtype))
-    torch.testing.assert_close(host, expected, rtol=0, atol=0)
+    check_equal(result, np.zeros(shape, dtype=np_dtype(dtype)))
 
 
 # test_zeros_dtype_layout_device_match: (2, 3) in bool, uint8, int16, int64, float16, float32,
@@ -33,7 +27,7 @@ def _assert_zeros(result, shape, dtype, device):
     "dtype",
     [torch.bool, torch.uint8, torch.int16, torch.int64, torch.float16, torch.float32, torch.complex64,
      torch.float64, torch.bfloat16, torch.int32, torch.complex128],
-    ids=_ids,
+    ids=ids,
 )
 def test_zeros_dtypes(bench, device, dtype):
     result = bench(torch.zeros, (2, 3), device=device, dtype=dtype)
@@ -66,7 +60,7 @@ def test_zeros_varargs_size(bench, device):
 
 
 # Larger allocations (16 MB in float32 / float64).
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_zeros_large(bench, device, dtype):
     shape = (2048, 2048) if dtype == torch.float32 else (1024, 2048)
     result = bench(torch.zeros, shape, device=device, dtype=dtype)

@@ -1,0 +1,368 @@
+"""Helpers that several curated PyTorch modules share (not a curated module itself: no test_ prefix).
+
+The modules import it as `from _support import ...`; conftest.py beside it puts this folder on
+sys.path. Everything here runs outside the timed call: it builds inputs before `bench(fn, *args)`
+and checks results after it. Each module keeps its own cases, tolerances and upstream references.
+Written for every profile's versions (PyTorch 1.12 and NumPy 1.23 on).
+"""
+import contextlib
+import math
+
+import numpy as np
+import pytest
+import torch
+
+# ---- ids, dtypes, devices -----------------------------------------------------------------------
+
+
+def ids(value):
+    """A parametrize id without the "torch." prefix: torch.float32 -> "float32"."""
+    return str(value).replace("torch.", "")
+
+
+def np_dtype(dtype):
+    """NumPy's dtype for a torch dtype; float32 for bfloat16, which NumPy lacks."""
+    if dtype == torch.bfloat16:
+        return np.dtype(np.float32)
+    return torch.empty(0, dtype=dtype).numpy().dtype
+
+
+def need_cuda(device, prefix=""):
+    """Skip the case unless the cell's device is a CUDA device."""
+    if device.type != "cuda":
+        pytest.skip(prefix + "needs a CUDA device: this cell's device is " + device.type)
+
+
+def storage_ptr(t):
+    """The address of the storage under t (untyped_storage from PyTorch 2.0, storage before)."""
+    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
+
+
+@contextlib.contextmanager
+def train_or_eval(module, training):
+    """module.train(training); in eval mode the block also runs under no_grad (the inference path)."""
+    module.train(training)
+    with contextlib.nullcontext() if training else torch.no_grad():
+        yield
+
+
+# ---- inputs ---------------------------------------------------------------------------------------
+
+
+def random_array(shape, dtype, seed, ints=(-9, 10), reals=None):
+    """Seeded NumPy values for a tensor of torch dtype `dtype`, like upstream's make_tensor; seed is an
+    int or a np.random.Generator to draw from. bool: random < 0.5; integers: rng.integers(*ints), the
+    low end raised to 0 for uint8; floating: standard normal, or uniform over reals=(low, high);
+    complex: the real part, then the imaginary part, drawn the same way. In np_dtype(dtype), except
+    that float16 and bfloat16 come as float32 (to_device then rounds them as PyTorch does)."""
+    rng = np.random.default_rng(seed)  # a Generator is returned as it is
+    if dtype == torch.bool:
+        return np.asarray(rng.random(shape) < 0.5)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        low = max(ints[0], 0) if dtype == torch.uint8 else ints[0]
+        return np.asarray(rng.integers(low, ints[1], size=shape).astype(np_dtype(dtype)))
+
+    def draw():
+        return rng.standard_normal(shape) if reals is None else rng.uniform(reals[0], reals[1], shape)
+
+    values = draw()
+    if dtype.is_complex:
+        values = values + 1j * draw()
+    half = dtype in (torch.float16, torch.bfloat16)
+    return np.asarray(values.astype(np.float32 if half else np_dtype(dtype)))
+
+
+def to_device(array, device, dtype=None, requires_grad=False):
+    """A tensor on `device` (of `dtype` if given) holding `array` (anything np.asarray takes).
+
+    On the host it shares the array's memory where no conversion is needed, as torch.from_numpy."""
+    array = np.asarray(array)
+    if any(s < 0 for s in array.strides):  # from_numpy refuses negative strides (flipped views)
+        array = array.copy()
+    return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
+
+
+def random_tensor(shape, dtype, device, seed, **ranges):
+    """random_array(shape, dtype, seed, **ranges) as a tensor of `dtype` on `device`."""
+    return to_device(random_array(shape, dtype, seed, **ranges), device, dtype)
+
+
+def randn(shape, device, dtype, seed, scale=1.0, requires_grad=False):
+    """Standard normal values (times scale) from np.random.default_rng(seed), as a tensor."""
+    return to_device(np.random.default_rng(seed).standard_normal(shape) * scale, device, dtype, requires_grad)
+
+
+def uniform(shape, device, dtype, seed, low, high, requires_grad=False):
+    """Uniform values on [low, high) from np.random.default_rng(seed), as a tensor."""
+    return to_device(np.random.default_rng(seed).uniform(low, high, shape), device, dtype, requires_grad)
+
+
+def init_uniform(module, rng, bound=None):
+    """Set module.weight, then module.bias if it has one, from rng.uniform(-bound, bound); by default
+    bound = 1 / sqrt(fan_in), the scale of the default init of Linear and ConvNd."""
+    if bound is None:
+        bound = 1.0 / np.sqrt(module.weight[0].numel())
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(module.weight.shape))))
+        if module.bias is not None:
+            module.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(module.bias.shape))))
+    return module
+
+
+# ---- host copies and checks --------------------------------------------------------------------
+
+
+def host(t, widen=torch.float32):
+    """A NumPy copy of tensor t on the host (detached); bfloat16, which NumPy lacks, widened to `widen`."""
+    t = t.detach().cpu()
+    return (t.to(widen) if t.dtype == torch.bfloat16 else t).numpy().copy()
+
+
+def host64(t):
+    """A float64 NumPy copy of a real tensor, for a float64 reference; None and numbers pass through."""
+    return t.detach().cpu().double().numpy() if isinstance(t, torch.Tensor) else t
+
+
+def check_close(result, expected, dtype, bfloat16_tol=None, **kwargs):
+    """result has `dtype` and the shape of `expected`, a float64 (complex128) NumPy reference, and
+    assert_close holds against the reference rounded to `dtype`; a bfloat16 result is compared in
+    float64 instead (rounding the reference to bfloat16 would add an error of its own), with the
+    module's bfloat16_tol=(rtol, atol) if given. kwargs go to assert_close (rtol, atol, equal_nan)."""
+    expected = np.asarray(expected)
+    assert result.dtype == dtype and tuple(result.shape) == expected.shape
+    got, want = result.detach().cpu(), torch.from_numpy(np.array(expected, order="C"))
+    if dtype == torch.bfloat16:
+        if bfloat16_tol is not None:
+            kwargs = dict(kwargs, rtol=bfloat16_tol[0], atol=bfloat16_tol[1])
+        torch.testing.assert_close(got.double(), want.double(), **kwargs)
+    else:
+        torch.testing.assert_close(got, want.to(dtype), **kwargs)
+
+
+def check_equal(result, expected):
+    """result equals `expected` (a NumPy array) exactly, dtype included (bfloat16 read as float32)."""
+    torch.testing.assert_close(torch.from_numpy(host(result)), torch.from_numpy(np.array(expected, order="C")),
+                               rtol=0, atol=0)
+
+
+def probs_param(p, param, dtype, device):
+    """Probabilities p as a distribution's `param` argument ("probs": p itself, "logits": log p), a
+    tensor of `dtype` on `device`; and p normalised over its last dim (float64), which dist.probs
+    must then hold."""
+    p = np.asarray(p, dtype=np.float64)
+    value = torch.tensor(p if param == "probs" else np.log(p), dtype=dtype, device=device)
+    return value, p / p.sum(-1, keepdims=True)
+
+
+def check_sample(sample, dist, shape, dtype):
+    """A sample of `shape` from distribution `dist`: shape + batch_shape + event_shape, of `dtype`, on
+    the device of the distribution's parameters."""
+    assert tuple(sample.shape) == tuple(shape) + tuple(dist.batch_shape) + tuple(dist.event_shape)
+    assert sample.dtype == dtype and sample.device == dist.probs.device
+
+
+# ---- nn references (float64 NumPy) ----------------------------------------------------------------
+
+
+def ntuple(value, n):
+    """A size argument as an n-tuple: (v,) * n for a single v."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def np_linear(layer, x):
+    """x @ W^T + b of an nn.Linear (or any layer with weight and optional bias), in float64."""
+    out = x @ host64(layer.weight).T
+    return out if layer.bias is None else out + host64(layer.bias)
+
+
+_NP_PAD_MODE = {"zeros": "constant", "circular": "wrap", "replicate": "edge", "reflect": "reflect"}
+
+
+def np_conv(x, w, b, stride, padding, dilation, groups, padding_mode):
+    """Direct N-d convolution (cross-correlation, as torch's ConvNd) in float64, N = w.ndim - 2;
+    x with or without its batch dim. Each argument as the module holds it."""
+    nd = w.ndim - 2
+    batched = x.ndim == nd + 2
+    if not batched:
+        x = x[None]
+    stride, dilation = ntuple(stride, nd), ntuple(dilation, nd)
+    ksize = w.shape[2:]
+    if padding == "valid":
+        pads = [(0, 0)] * nd
+    elif padding == "same":
+        totals = [d * (k - 1) for d, k in zip(dilation, ksize)]
+        pads = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pads = [(p, p) for p in ntuple(padding, nd)]
+    x = np.pad(x, [(0, 0), (0, 0)] + pads, mode=_NP_PAD_MODE[padding_mode])
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation, ksize)]
+    win = np.lib.stride_tricks.sliding_window_view(x, eff, axis=tuple(range(2, 2 + nd)))
+    win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)
+              + tuple(slice(None, None, d) for d in dilation)]
+    space, kernel = "dhw"[3 - nd:], "ijk"[:nd]
+    cin_g, cout_g = x.shape[1] // groups, w.shape[0] // groups
+    outs = []
+    for g in range(groups):
+        xg = win[:, g * cin_g:(g + 1) * cin_g]
+        wg = w[g * cout_g:(g + 1) * cout_g]
+        outs.append(np.einsum(f"nc{space}{kernel},oc{kernel}->no{space}", xg, wg, optimize=True))
+    out = np.concatenate(outs, axis=1)
+    if b is not None:
+        out = out + b.reshape((1, -1) + (1,) * nd)
+    return out if batched else out[0]
+
+
+def conv_inputs(cls, args, kwargs, input_size, device, dtype, seed):
+    """A ConvNd case: cls(*args, **kwargs) on device and dtype with its parameters from init_uniform
+    (seed), and a standard normal input of input_size (seed + 1)."""
+    module = cls(*args, **kwargs).to(device=device, dtype=dtype)
+    init_uniform(module, np.random.default_rng(seed))
+    return module, randn(input_size, device, dtype, seed + 1)
+
+
+def check_conv(result, module, x):
+    """A ConvNd's output against np_conv, with assert_close's defaults for the input dtype."""
+    expected = np_conv(host64(x), host64(module.weight), host64(module.bias), module.stride, module.padding,
+                       module.dilation, module.groups, module.padding_mode)
+    check_close(result, expected, x.dtype)
+
+
+# ---- transformer references (float64 NumPy, batch-first (N, L, E) arrays) --------------------
+
+
+def init_transformer(module, seed):
+    """Seeded parameters for a Transformer or one of its layers: LayerNorm weights 1 +- 0.2, matrices
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), every other vector U(-0.2, 0.2)."""
+    rng = np.random.default_rng(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if "norm" in name and name.endswith("weight"):
+                value = 1.0 + rng.uniform(-0.2, 0.2, tuple(p.shape))
+            elif p.dim() > 1:
+                bound = 1.0 / math.sqrt(p.shape[1])
+                value = rng.uniform(-bound, bound, tuple(p.shape))
+            else:
+                value = rng.uniform(-0.2, 0.2, tuple(p.shape))
+            p.copy_(torch.from_numpy(value))
+    return module
+
+
+def np_layer_norm(x, norm):
+    """nn.LayerNorm over the last dim (biased variance, then norm's weight and bias)."""
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + norm.eps) * host64(norm.weight) + host64(norm.bias)
+
+
+def _np_softmax(x):
+    x = x - np.max(x, axis=-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(-1, keepdims=True)
+
+
+def np_mha(attn, q_in, kv_in, attn_mask=None, key_padding_mask=None):
+    """nn.MultiheadAttention's output; masks as torch takes them (bool: True masks, float: added)."""
+    e, h = attn.embed_dim, attn.num_heads
+    w, b = host64(attn.in_proj_weight), host64(attn.in_proj_bias)
+    q = q_in @ w[:e].T + b[:e]
+    k = kv_in @ w[e:2 * e].T + b[e:2 * e]
+    v = kv_in @ w[2 * e:].T + b[2 * e:]
+    n, lq, ls, d = q.shape[0], q.shape[1], k.shape[1], e // h
+
+    def heads(x, length):
+        return x.reshape(n, length, h, d).transpose(0, 2, 1, 3)
+
+    scores = heads(q, lq) @ heads(k, ls).transpose(0, 1, 3, 2) / math.sqrt(d)
+    if attn_mask is not None:
+        mask = np.asarray(attn_mask)
+        scores = np.where(mask, -np.inf, scores) if mask.dtype == bool else scores + mask
+    if key_padding_mask is not None:
+        scores = np.where(np.asarray(key_padding_mask)[:, None, None, :], -np.inf, scores)
+    out = (_np_softmax(scores) @ heads(v, ls)).transpose(0, 2, 1, 3).reshape(n, lq, e)
+    return out @ host64(attn.out_proj.weight).T + host64(attn.out_proj.bias)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def np_gelu(x):
+    """The exact GELU, 0.5 x (1 + erf(x / sqrt 2)), in float64."""
+    return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64))
+
+
+def np_feed_forward(layer, y, activation):
+    """A transformer layer's feed-forward block: linear2(activation(linear1(y))), ReLU or exact GELU."""
+    hidden = np_linear(layer.linear1, y)
+    hidden = np_gelu(hidden) if activation == "gelu" else np.maximum(hidden, 0)
+    return np_linear(layer.linear2, hidden)
+
+
+def np_encoder_layer(layer, x, activation, norm_first, mask=None, key_padding_mask=None):
+    """nn.TransformerEncoderLayer: self-attention and feed-forward blocks, post- or pre-norm."""
+    if norm_first:
+        y = np_layer_norm(x, layer.norm1)
+        x = x + np_mha(layer.self_attn, y, y, mask, key_padding_mask)
+        return x + np_feed_forward(layer, np_layer_norm(x, layer.norm2), activation)
+    x = np_layer_norm(x + np_mha(layer.self_attn, x, x, mask, key_padding_mask), layer.norm1)
+    return np_layer_norm(x + np_feed_forward(layer, x, activation), layer.norm2)
+
+
+def np_batch_first(ref, inputs, batch_first):
+    """Run ref, which takes float64 batch-first (N, L, E) arrays, on `inputs` laid out as the module
+    took them (batch-first, sequence-first, or unbatched (L, E)); its output laid out the same way."""
+    arrays = [host64(t) for t in inputs]
+    unbatched = arrays[0].ndim == 2
+    if unbatched:
+        arrays = [a[None] for a in arrays]
+    elif not batch_first:
+        arrays = [a.transpose(1, 0, 2) for a in arrays]
+    out = ref(*arrays)
+    if unbatched:
+        return out[0]
+    return out if batch_first else out.transpose(1, 0, 2)
+
+
+# ---- optimizers -----------------------------------------------------------------------------------
+
+
+def optim_params(device, dtype, seed=0, shapes=((10, 5), (10,))):
+    """_test_basic_cases' weight (10, 5) and bias (10,), or `shapes`: leaf tensors on the device from
+    a seeded standard normal, each with a fixed standard normal gradient (complex dtypes: the
+    imaginary parts drawn after the real ones)."""
+    rng = np.random.default_rng(seed)
+    tensors = []
+    for shape in shapes:
+        value, grad = rng.standard_normal(shape), rng.standard_normal(shape)
+        if dtype.is_complex:
+            value = value + 1j * rng.standard_normal(shape)
+            grad = grad + 1j * rng.standard_normal(shape)
+        p = to_device(value, device, dtype, requires_grad=True)
+        p.grad = to_device(grad, device, dtype)
+        tensors.append(p)
+    return tensors
+
+
+def replay_picks(params, limit=2048):
+    """Before the timed steps, per parameter: element indices to replay (all up to `limit`, else a fixed
+    sorted sample: an elementwise optimizer is checked exactly on a subset while a NumPy replay of
+    many steps stays cheap), with the parameter's shape, its starting values and gradient there."""
+    picks = []
+    for p in params:
+        n = p.numel()
+        idx = np.arange(n) if n <= limit else np.sort(np.random.default_rng(n).choice(n, limit, replace=False))
+        picks.append((idx, tuple(p.shape), host(p).reshape(-1)[idx], host(p.grad).reshape(-1)[idx]))
+    return picks
+
+
+def check_replay(result, opt, params, picks, lrs, replay, **kwargs):
+    """After the timed `opt.step()` calls (without a closure: `result` is None): each parameter kept
+    its shape and dtype, and at the picked elements equals replay(p0, steps, lr, grad=g, **kwargs), a
+    NumPy replay of as many steps as the optimizer's state counts (assert_close's defaults)."""
+    assert result is None
+    for p, (idx, shape, p0, g), lr in zip(params, picks, lrs):
+        steps = int(opt.state[p]["step"])
+        assert steps >= 1
+        assert tuple(p.shape) == shape and p.dtype == torch.from_numpy(p0).dtype
+        expected = replay(p0, steps, lr, grad=g, **kwargs)
+        got = p.detach().cpu().reshape(-1)[torch.from_numpy(idx)]
+        torch.testing.assert_close(got, torch.from_numpy(expected))
