@@ -23,20 +23,20 @@ console = Console()
 err = Console(stderr=True)
 
 
-def project_root() -> Path:
-    """The checkout holding matrix.toml: the current folder or one above it."""
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "matrix.toml").exists() and (folder / "curated").is_dir():
-            matrix.load(folder / "matrix.toml")  # a malformed matrix is reported whatever the command
-            return folder
-    raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
-
-
 def checkout() -> Optional[Path]:
-    """The project checkout if the command runs inside one; reading results needs none."""
+    """The project checkout if the command runs inside one (the current folder or one above it holds
+    matrix.toml and curated/); reading results needs none."""
     here = Path.cwd().resolve()
     return next((f for f in (here, *here.parents) if (f / "matrix.toml").exists() and (f / "curated").is_dir()), None)
+
+
+def project_root() -> Path:
+    """The checkout, for commands that run cells; a malformed matrix.toml is reported whatever the command."""
+    root = checkout()
+    if root is None:
+        raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
+    matrix.load(root / "matrix.toml")
+    return root
 
 
 def latest_run(results: Path) -> Path:

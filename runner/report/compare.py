@@ -50,25 +50,26 @@ class Comparison:
         return counts.reset_index()
 
 
-def _facts(r: Results, fw: str, target: str) -> dict[str, str]:
-    rows = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target)]
-    return {k: ", ".join(sorted(set(map(str, rows[k])))) for k in SETUP_FIELDS}
+def _facts(r: Results) -> dict[tuple[str, str], dict[str, str]]:
+    """Per (framework, setup): the header facts of its records, read once."""
+    return {key: {k: ", ".join(sorted(set(map(str, rows[k])))) for k in SETUP_FIELDS}
+            for key, rows in r.cases.groupby(["framework", "target"], sort=False)}
 
 
-def matches(a: Results, b: Results) -> tuple[list[Match], list[str]]:
+def matches(a: Results, b: Results, fa: dict, fb: dict) -> tuple[list[Match], list[str]]:
     """Pair each setup of run a with the setup of run b on the same framework and device kind: the one with the
-    same model, profile and mode when there are several, else the only one."""
+    same model, profile and mode when there are several, else the only one. fa, fb: each run's _facts."""
     found, unmatched = [], []
     for fw in dict.fromkeys(a.cases["framework"]):
         for device in dict.fromkeys(a.cases.loc[a.cases["framework"] == fw, "device"]):
-            ta = [t for t in a.targets(fw) if _facts(a, fw, t)["device"] == device]
-            tb = [t for t in b.targets(fw) if _facts(b, fw, t)["device"] == device]
+            ta = [t for t in a.targets(fw) if fa[(fw, t)]["device"] == device]
+            tb = [t for t in b.targets(fw) if fb[(fw, t)]["device"] == device]
             if len(ta) == 1 and len(tb) == 1:
                 found.append(Match(fw, device, ta[0], tb[0]))
                 continue
             for t in ta:
-                key = [_facts(a, fw, t)[k] for k in MATCH_KEYS]
-                same = [u for u in tb if [_facts(b, fw, u)[k] for k in MATCH_KEYS] == key]
+                key = [fa[(fw, t)][k] for k in MATCH_KEYS]
+                same = [u for u in tb if [fb[(fw, u)][k] for k in MATCH_KEYS] == key]
                 if len(same) == 1:
                     found.append(Match(fw, device, t, same[0]))
                 else:
@@ -77,12 +78,13 @@ def matches(a: Results, b: Results) -> tuple[list[Match], list[str]]:
 
 
 def compare(a: Results, b: Results) -> Comparison:
-    found, unmatched = matches(a, b)
+    facts_a, facts_b = _facts(a), _facts(b)
+    found, unmatched = matches(a, b, facts_a, facts_b)
     setups, verdicts, latency = [], [], []
     va, vb = tables.function_verdicts(a), tables.function_verdicts(b)
+    shown = ("framework_version", "profile", "mode", "device_model")
     for m in found:
-        fa, fb = _facts(a, m.framework, m.a), _facts(b, m.framework, m.b)
-        shown = ("framework_version", "profile", "mode", "device_model")
+        fa, fb = facts_a[(m.framework, m.a)], facts_b[(m.framework, m.b)]
         setups.append({"framework": m.framework, "setup": m.label, "a": ", ".join(fa[k] for k in shown),
                        "b": ", ".join(fb[k] for k in shown),
                        "changed": ", ".join(k for k in SETUP_FIELDS if fa[k] != fb[k]) or "nothing"})
