@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -19,7 +20,9 @@ from runner.results import merge
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Measure which functions of TensorFlow, PyTorch and JAX run on which device, and how fast.")
-console = Console()
+# Rich folds tables to 80 columns when stdout is not a terminal, which breaks function names apart in
+# a redirected `runner compare > file`; a set COLUMNS still decides.
+console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 err = Console(stderr=True)
 
 
