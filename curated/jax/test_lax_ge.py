@@ -3,6 +3,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import as_numpy, assert_exact
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.ge", decile=10, top20=False)
@@ -20,17 +21,9 @@ def _rand(rng, shape, dtype):
     return (rng.integers(-6, 7, size=shape) * 0.25).astype(dtype)
 
 
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
 def _check(result, x, y):
     # A comparison returns bool in the broadcast shape and is exact.
-    expected = np.greater_equal(_np(x), _np(y))
-    assert np.dtype(result.dtype) == np.bool_
-    assert result.shape == expected.shape
-    np.testing.assert_array_equal(np.asarray(result), expected)
+    assert_exact(result, np.greater_equal(as_numpy(x), as_numpy(y)))
 
 
 def _put(a, device):
@@ -64,7 +57,7 @@ def test_ge_inf_nan_signed_zero(bench, device, dtype):
     result = bench(lax.ge, _put(x, device), _put(y, device))
     _check(result, x, y)
     host = np.asarray(result)
-    assert not host[np.isnan(_np(x)) | np.isnan(_np(y))].any()
+    assert not host[np.isnan(as_numpy(x)) | np.isnan(as_numpy(y))].any()
     n = len(special)
     assert host[4 * n + 3] and host[3 * n + 4]  # -0.0 >= 0.0 and 0.0 >= -0.0
     assert host[0] and not host[n + 0]  # inf >= inf, not -inf >= inf

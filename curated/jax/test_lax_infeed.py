@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _support import assert_exact  # an infeed moves bytes: values come back exactly, dtype and shape too
 from jax import lax
 
 pytestmark = pytest.mark.function("jax.lax.infeed", decile=50, top20=False)
@@ -105,18 +106,6 @@ def _variant(a, n):
     return (a.astype(wide) + n).astype(a.dtype)
 
 
-def _np(a):
-    a = np.asarray(a)
-    return a.astype(np.float32) if a.dtype == jnp.bfloat16 else a
-
-
-def _same(result, expected):
-    # An infeed moves bytes: the values come back exactly, with their dtype and shape.
-    assert result.shape == expected.shape
-    assert np.dtype(result.dtype) == expected.dtype
-    np.testing.assert_array_equal(_np(result), _np(expected))
-
-
 def _run(bench, device, shape, values, *args):
     """Time the receiver over a stream whose first item is `values` (a list of arrays, flattened in the
     order of `shape`); return the first result and the result of one more call after bench."""
@@ -149,8 +138,8 @@ def test_infeed_array(bench, device, shape, dtype):
     # A single aval as the shape: infeed returns one array (the item is a 1-tuple on the host side).
     x = _rand(np.random.default_rng(0), shape, dtype)
     result, after, probe = _run(bench, device, _aval(shape, dtype), [x])
-    _same(result, x)
-    _same(after, probe[0])
+    assert_exact(result, x)
+    assert_exact(after, probe[0])
 
 
 @pytest.mark.parametrize("specs", [
@@ -166,9 +155,9 @@ def test_infeed_tuple(bench, device, specs):
     result, after, probe = _run(bench, device, shape, values)
     assert isinstance(result, tuple) and len(result) == len(values)
     for got, want in zip(result, values):
-        _same(got, want)
+        assert_exact(got, want)
     for got, want in zip(after, probe):
-        _same(got, want)
+        assert_exact(got, want)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_, np.float16, np.uint8])
@@ -176,8 +165,8 @@ def test_infeed_scalar(bench, device, dtype):
     x = np.asarray(_rand(np.random.default_rng(2), (), dtype))
     result, after, probe = _run(bench, device, _aval((), dtype), [x])
     assert result.shape == ()
-    _same(result, x)
-    _same(after, probe[0])
+    assert_exact(result, x)
+    assert_exact(after, probe[0])
 
 
 def test_infeed_pytree(bench, device):
@@ -187,10 +176,10 @@ def test_infeed_pytree(bench, device):
     leaves = jax.tree_util.tree_leaves(to_infeed)
     result, after, probe = _run(bench, device, shape, [np.asarray(v) for v in leaves])
     assert isinstance(result, dict) and sorted(result) == ["a", "b"]
-    _same(result["a"], np.asarray(to_infeed["a"]))
-    _same(result["b"], to_infeed["b"])
+    assert_exact(result["a"], np.asarray(to_infeed["a"]))
+    assert_exact(result["b"], to_infeed["b"])
     for got, want in zip(jax.tree_util.tree_leaves(after), probe):
-        _same(got, want)
+        assert_exact(got, want)
 
 
 def test_infeed_two_chained_with_operand(bench, device):
