@@ -20,6 +20,10 @@ class CuratedFunction:
     paper_label: Optional[str]
     module: str  # path relative to the curated root, e.g. torch/test_argsort.py
 
+    def usage(self) -> dict:
+        """The usage facts a results header's `catalog` carries for this function."""
+        return {"decile": self.decile, "top20": self.top20, "paper_label": self.paper_label}
+
 
 def read_marker(path: str) -> Optional[dict]:
     """The keyword and positional arguments of the module's function marker, or None if it has none."""

@@ -101,8 +101,7 @@ class Worker:
             git_commit=record.git_commit(self.root),
             framework_facts=a.facts(),
             # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
-            catalog={f.name: {"decile": f.decile, "top20": f.top20, "paper_label": f.paper_label}
-                     for f in curated(self.root, cfg.framework)},
+            catalog={f.name: f.usage() for f in curated(self.root, cfg.framework)},
         )
 
     def case_id(self, nodeid: str) -> str:

@@ -76,8 +76,8 @@ def measure(
 
     `counter` reads the framework's compilation count: compilations after warm-up mean the steady
     state recompiles, which the record flags. `setup`, when given, runs before every call and outside
-    every timed region: for a function that consumes or refuses its own previous effect (an infeed
-    queue it drains, an export folder it will not overwrite)."""
+    every timed region: for a function that consumes, refuses or builds on its own previous effect (an
+    infeed queue it drains, an export folder it will not overwrite, a graph it adds a Saver to)."""
     prepare = setup or (lambda: None)
     prepare()
     t0 = clock()

@@ -52,7 +52,7 @@ class Comparison:
 
 def _facts(r: Results) -> dict[tuple[str, str], dict[str, str]]:
     """Per (framework, setup): the header facts of its records, read once."""
-    return {key: {k: ", ".join(sorted(set(map(str, rows[k])))) for k in SETUP_FIELDS}
+    return {key: {k: tables.joined(rows[k]) for k in SETUP_FIELDS}
             for key, rows in r.cases.groupby(["framework", "target"], sort=False)}
 
 

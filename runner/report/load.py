@@ -76,8 +76,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
             continue
         notes.append(f"{framework}: records of schema 1 carry no usage deciles; taken from {curated_root}")
         for f in catalog.curated(str(curated_root), framework):
-            catalogs.setdefault((framework, f.name), {"decile": f.decile, "top20": f.top20,
-                                                      "paper_label": f.paper_label})
+            catalogs.setdefault((framework, f.name), f.usage())
     cat = pd.DataFrame([{"framework": fw, "function": name, "decile": facts.get("decile"),
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],

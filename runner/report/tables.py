@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -32,8 +33,13 @@ def ordered(frame: pd.DataFrame, r: Results) -> pd.DataFrame:
     return frame.assign(_rank=keys).sort_values("_rank", kind="stable").drop(columns="_rank").reset_index(drop=True)
 
 
+def joined(values: Iterable[object]) -> str:
+    """The distinct values of a column within a group, as one cell: "2.11.0, 2.13.0"."""
+    return ", ".join(sorted(set(map(str, values))))
+
+
 def versions(r: Results) -> pd.DataFrame:
-    return (r.cases.groupby(KEYS)["framework_version"].agg(lambda v: ", ".join(sorted(set(v)))).reset_index()
+    return (r.cases.groupby(KEYS)["framework_version"].agg(joined).reset_index()
             .rename(columns={"framework_version": "version"}))
 
 
@@ -248,8 +254,7 @@ def setups(r: Results) -> pd.DataFrame:
     """What each column of the report measured: versions, device model, mode, repeats, where the records are."""
     c = r.cases
     out = c.groupby(KEYS, sort=False).agg(
-        version=("framework_version", lambda v: ", ".join(sorted(set(v)))),
-        device=("device", "first"), model=("device_model", lambda v: ", ".join(sorted(set(v)))),
+        version=("framework_version", joined), device=("device", "first"), model=("device_model", joined),
         profile=("profile", "first"), mode=("mode", "first"), repeats=("file", "nunique"),
         functions=("function", "nunique"), records=("case_id", "size")).reset_index()
     return ordered(out, r)
