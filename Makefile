@@ -5,10 +5,10 @@ BIN := $(VENV)/bin
 
 .PHONY: matrix test test-docker report images bench-overhead bench-timing clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ./harness -e '.[test]'
 	@touch $@
 
 matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then merged.json and a summary

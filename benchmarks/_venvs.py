@@ -1,15 +1,18 @@
-"""Shared by the benchmarks: the CPU cells' venvs, built by the local backend as `runner bench` does."""
+"""Shared by the benchmarks: the CPU cells' venvs with the harness, built by the local backend as `runner bench` does."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from runner import images, matrix
-from runner.backends import local
+from runner import matrix
+from runner.backends.local import LocalBackend
+from runner.plan import Options, plan
+from runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 CPU_IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
 
 
 def venv(framework: str, profile: str = "current") -> Path:
-    m = matrix.load(ROOT / "matrix.toml")
-    return local.ensure_venv(images.load(ROOT / "images", CPU_IMAGES[framework]), m.profile(profile))
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    (cell,) = plan(project, Options(profiles=(profile,), images=(CPU_IMAGES[framework],), backend="local"))
+    return LocalBackend(project.harness_dir).prepare(cell, log=print).venv

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from _venvs import CPU_IMAGES, ROOT, venv
 
-from runner.results import store
+from portability_harness.records import store
 
 
 def import_time(python: Path, module: str) -> float:

@@ -54,8 +54,8 @@ def ops(framework: str):
 
 
 def inner(framework: str) -> None:
-    from runner.frameworks import adapter_for
-    from runner.harness.timing import Policy, measure
+    from portability_harness.frameworks import adapter_for
+    from portability_harness.timing import Policy, measure
 
     adapter = adapter_for(framework)
     os.environ.update(adapter.environment("cpu", "steady"))
@@ -93,11 +93,11 @@ def main() -> None:
         inner(sys.argv[2])
         return
     sys.path.insert(0, str(HERE))
-    from _venvs import ROOT, venv
+    from _venvs import venv
 
     for framework in ("torch", "jax", "tensorflow"):
         python = venv(framework) / "bin" / "python"
-        env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")  # the venv holds the harness
         subprocess.run([str(python), __file__, "--inner", framework], env=env, check=True)
 
 

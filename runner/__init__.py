@@ -1,7 +1,6 @@
-"""Portability runner: measures which functions of TensorFlow, PyTorch and JAX run on which device, and how fast.
-
-This package is imported on both sides: on the host (Python 3.11+, Typer, Rich) and inside every image
-(Python 3.9+, standard library and pytest only). Keep this file free of third-party imports.
+"""Portability runner, the host side: plans the framework x device matrix, runs each cell in its environment
+through a backend, owns the results folders, and reports. The harness that runs inside each environment
+is its own package, `portability_harness` (harness/ in the checkout); this package is never imported there.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

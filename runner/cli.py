@@ -1,22 +1,23 @@
-"""`runner`: the host command. Thin: parses options and calls the library API (cell, catalog, summary)."""
+"""`runner`: the host command. Thin: parses options and calls the library (project, plan, engine, report)."""
 from __future__ import annotations
 
-import datetime
 import os
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+from portability_harness.protocol import FRAMEWORKS, MODES
+from portability_harness.records import store
 from rich.console import Console
 from rich.table import Table
 
-from runner import catalog, cell, images, matrix, matrix_run
+from runner import engine, view
 from runner.errors import UserError
-from runner.frameworks import FRAMEWORKS
+from runner.plan import Cell, Options, plan
 from runner.progress import CellProgress
-from runner.report import summary
-from runner.results import merge
+from runner.project import Project, checkout
+from runner.rundir import RunDir
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Measure which functions of TensorFlow, PyTorch and JAX run on which device, and how fast.")
@@ -26,55 +27,54 @@ console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ e
 err = Console(stderr=True)
 
 
-def checkout() -> Optional[Path]:
-    """The project checkout if the command runs inside one (the current folder or one above it holds
-    matrix.toml and curated/); reading results needs none."""
-    here = Path.cwd().resolve()
-    return next((f for f in (here, *here.parents) if (f / "matrix.toml").exists() and (f / "curated").is_dir()), None)
-
-
-def project_root() -> Path:
-    """The checkout, for commands that run cells; a malformed matrix.toml is reported whatever the command."""
-    root = checkout()
-    if root is None:
-        raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
-    matrix.load(root / "matrix.toml")
-    return root
-
-
-def latest_run(results: Path) -> Path:
-    runs = [d for d in results.glob("*/") if any(d.glob("*.jsonl"))] if results.is_dir() else []
-    if not runs:
-        raise UserError(f"no run under {results}; run `make matrix` (or `runner bench`) first, or name a results folder")
-    return max(runs, key=lambda d: max(f.stat().st_mtime for f in d.glob("*.jsonl")))
-
-
-def new_run_id() -> str:
-    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-
-
-def load_matrix(root: Path, path: Optional[Path]) -> matrix.Matrix:
-    return matrix.load(path.resolve() if path else root / "matrix.toml")
-
-
-def _cell_display(cell: matrix_run.PlannedCell, repeat: int, index: int, total: int) -> CellProgress:
-    label = f"{cell.image} ({cell.profile})" + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
+def _display(cell: Cell, repeat: int, index: int, total: int) -> CellProgress:
+    label = cell.label + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
     return CellProgress(console, label, overall=(index, total) if total > 1 else None)
 
 
-def _run(root: Path, m: matrix.Matrix, cells: list[matrix_run.PlannedCell], out: Optional[Path],
-         opts: matrix_run.Options, resume: bool) -> None:
-    run_dir = (out or root / "results" / new_run_id()).resolve()
-    if resume and not run_dir.exists():
-        raise UserError(f"--resume: {run_dir} does not exist; pass the --out of the run to continue")
+def _cell_table(path: Path) -> Table:
+    """A results file's functions: verdict, cases, failures and warm median."""
+    try:
+        contents = store.read(str(path))
+    except store.CorruptResults as e:
+        raise UserError(str(e))
+    header = contents.header or {}
+    title = f"{header.get('framework', '?')} {header.get('framework_version', '')} on {header.get('device', '?')}"
+    t = Table(title=f"{title} ({header.get('device_model', '')})", caption=str(path))
+    for col in ("function", "verdict", "cases", "failed", "warm median"):
+        t.add_column(col, justify="right" if col in ("cases", "failed", "warm median") else "left")
+    for r in view.function_rows(contents.cases):
+        t.add_row(r.function, f"[{_STYLE[r.verdict]}]{r.verdict}[/]", str(r.cases), str(r.failed),
+                  view.format_seconds(r.warm_median_s))
+    return t
+
+
+_STYLE = {"pass": "green", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
+          "case_error": "bold red"}
+_CELL_STYLE = {"done": "green", "failed": "red", "not_run": "dim", "excluded": "dim", "running": "yellow",
+               "pending": "yellow"}
+
+
+def _summary_table(merged: dict) -> Table:
+    t = Table(title=f"run {merged['run_id']}", caption="runs: result files; verdicts count every run's cases")
+    for col in view.CELL_COLUMNS:
+        t.add_column(col, overflow="fold", ratio=3 if col == "reason" else 1)
+    for r in view.cell_rows(merged):
+        values = view.cell_values(r)
+        values[2] = f"[{_CELL_STYLE.get(r.status, 'white')}]{values[2]}[/]"
+        t.add_row(*values)
+    return t
+
+
+def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool) -> None:
+    rundir = RunDir(out) if out else RunDir.new(project.root / "results")
     several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
-    merged = matrix_run.run(
-        root, m, cells, run_dir, run_dir.name, opts, resume, _cell_display,
-        on_error=lambda c, e: several and err.print(f"[red]{c.key} failed:[/] {e}", highlight=False, soft_wrap=True))
-    for path in sorted(run_dir.glob("*.jsonl")):
-        console.print(summary.table(path))
-    console.print(summary.matrix_table(merged))
-    console.print(f"merged results: {run_dir / merge.MERGED}\nsummary: {run_dir / 'summary.md'}")
+    merged = engine.run(project, cells, rundir, resume, _display, on_error=lambda c, e: several and err.print(
+        f"[red]{c.key} failed:[/] {e}", highlight=False, soft_wrap=True))
+    for path in rundir.result_files():
+        console.print(_cell_table(path))
+    console.print(_summary_table(merged))
+    console.print(f"merged results: {rundir.path / RunDir.MERGED}\nsummary: {rundir.path / RunDir.SUMMARY}")
     failed = [c for c in merged["cells"] if c["status"] == "failed"]
     if not any(c["status"] == "done" for c in merged["cells"]):
         raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)
@@ -99,18 +99,20 @@ def bench(
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
 ) -> None:
     """Run one image's curated cases on its device; write <out>/<framework>-<device>-<profile>.jsonl and merged.json."""
-    if mode not in (None, *matrix.MODES):
+    if mode not in (None, *MODES):
         raise UserError(f"unknown --mode {mode!r}; choose steady or paper")
-    root = project_root()
-    m = load_matrix(root, matrix_file)
-    opts = matrix_run.Options(backend=backend, quick=quick, functions=functions or [], base=base, mode=mode,
-                              timeout_s=timeout, repeats=repeats)
-    spec = images.load(root / "images", image)
-    cell.check_functions(root, spec.framework, opts.functions)
-    cells = matrix_run.plan(root, m, opts, [profile], only=[image])
-    if cells[0].status != "pending":
-        raise UserError(f"{image} ({profile}) cannot run here: {cells[0].reason}", code=3)
-    _run(root, m, cells, out, opts, resume)
+    project = Project.find(matrix_file)
+    spec = project.image(image)
+    patterns = tuple(functions or ())
+    for pattern in patterns:
+        if pattern not in project.matching(spec.framework, (pattern,)):
+            raise UserError(f"--functions {pattern!r} matches no curated {spec.framework} function; "
+                            f"see `runner list --framework {spec.framework}`")
+    (cell,) = plan(project, Options(profiles=(profile,), images=(image,), backend=backend, functions=patterns,
+                                    quick=quick, mode=mode, timeout_s=timeout, repeats=repeats, base=base))
+    if not cell.runnable:
+        raise UserError(f"{cell.label} cannot run here: {cell.reason}", code=3)
+    _run(project, [cell], out, resume)
 
 
 @app.command("list")
@@ -118,8 +120,7 @@ def list_functions(framework: Optional[str] = typer.Option(None, help="torch, te
     """List the curated functions with their usage decile and top-20 flag."""
     if framework is not None and framework not in FRAMEWORKS:
         raise UserError(f"unknown framework {framework!r}; choose one of {', '.join(FRAMEWORKS)}")
-    root = project_root()
-    found = catalog.curated(str(root / "curated"), framework)
+    found = [f for f in Project.find().catalog if framework in (None, f.framework)]
     t = Table(title=f"curated functions ({len(found)})")
     for col in ("framework", "function", "decile", "top20", "paper label", "module"):
         t.add_column(col)
@@ -142,20 +143,19 @@ def run_matrix(
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
 ) -> None:
     """Run every cell of matrix.toml this host can, one after another; merge into <out>/merged.json."""
-    root = project_root()
-    m = load_matrix(root, matrix_file)
-    opts = matrix_run.Options(backend=backend, quick=quick, functions=functions or [], base=base, repeats=repeats)
-    cells = matrix_run.plan(root, m, opts, profile)
+    project = Project.find(matrix_file)
+    cells = plan(project, Options(profiles=tuple(profile or ()), backend=backend, functions=tuple(functions or ()),
+                                  quick=quick, repeats=repeats, base=base))
     if dry_run:
-        t = Table(title=f"{len(cells)} cells, backend {opts.backend}")
-        for col in ("image", "profile", "device", "repeats", "will", "reason"):
+        t = Table(title=f"{len(cells)} cells")
+        for col in ("image", "profile", "device", "backend", "repeats", "will", "reason"):
             t.add_column(col, overflow="fold")
         for c in cells:
-            t.add_row(c.image, c.profile, c.device, str(c.repeats), "run" if c.status == "pending" else c.status,
-                      c.reason or "")
+            t.add_row(c.name, c.profile.name, c.device, c.backend, str(c.repeats),
+                      "run" if c.runnable else c.initial_status, c.reason or "")
         console.print(t)
         return
-    _run(root, m, cells, out, opts, resume)
+    _run(project, cells, out, resume)
 
 
 @app.command()
@@ -169,7 +169,7 @@ def report(
     from runner.report import load, render
 
     root = checkout()
-    paths = results or [latest_run((root or Path.cwd()) / "results")]
+    paths = results or [RunDir.latest((root or Path.cwd()) / "results").path]
     r = load.load(paths, curated_root=root / "curated" if root else None)
     target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
     md, html, figures = render.write(r, target)
@@ -234,29 +234,27 @@ def images_build(
     """Build (or reuse) each image for each profile; the tag names image, profile and a hash of its inputs."""
     from runner.backends import docker_engine
 
-    root = project_root()
-    m = load_matrix(root, matrix_file)
+    project = Project.find(matrix_file)
     c = docker_engine.client()
-    todo = [(name, p) for p in profile or m.matrix_profiles for name in image or matrix_run.cell_images(root, m)]
+    cells = plan(project, Options(profiles=tuple(profile or ()), images=tuple(image or ()), backend="docker",
+                                  base=base))
     failures = []
-    for name, p in todo:
-        spec = images.load(root / "images", name)
-        settings = m.settings(spec.name, spec.framework, spec.device, p)
-        if settings.excluded:
-            console.print(f"[dim]{name} ({p}): excluded: {settings.excluded}")
+    for cell in cells:
+        if cell.excluded:
+            console.print(f"[dim]{cell.label}: excluded: {cell.excluded}")
             continue
         try:
-            built = docker_engine.ensure_image(root, spec, settings.profile,
-                                               base or settings.base or settings.profile.base_for(spec.device),
-                                               log=lambda s: console.print(f"[dim]{s}", highlight=False), c=c)
-            console.print(f"{name} ({p}): {built.tag} {'(up to date)' if built.reused else '(built)'}")
+            built = docker_engine.ensure_image(project.images_dir, project.harness_dir, cell.image, cell.profile,
+                                               cell.base, log=lambda s: console.print(f"[dim]{s}", highlight=False),
+                                               c=c)
+            console.print(f"{cell.label}: {built.tag} {'(up to date)' if built.reused else '(built)'}")
         except UserError as e:  # the other images still build
-            if len(todo) == 1:
+            if len(cells) == 1:
                 raise
             failures.append(e)
             err.print(f"[red]{e}", highlight=False, soft_wrap=True)
     if failures:
-        raise UserError(f"{len(failures)} of {len(todo)} images failed to build; see above", code=3)
+        raise UserError(f"{len(failures)} of {len(cells)} images failed to build; see above", code=3)
 
 
 def main() -> None:

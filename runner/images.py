@@ -1,7 +1,9 @@
 """Image specs (images/<name>/image.toml) and what one needs for a profile: requirements, constraints, a hash.
 
-image.toml names the packages an image installs; matrix.toml's profile gives their versions. A package
-may carry extras (`jax[cuda12]`); the pin is looked up by its bare name.
+image.toml names the packages an image installs and the environment its harness runs with; matrix.toml's
+profile gives the versions. A package may carry extras (`jax[cuda12]`); the pin is looked up by its bare
+name. The docker backend builds every image from the one images/Dockerfile; the local backend builds a
+venv from the same requirements.
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from portability_harness.protocol import DEVICE_KINDS, FRAMEWORKS
 
 from runner.errors import UserError
 from runner.matrix import Profile
@@ -36,10 +40,7 @@ class ImageSpec:
     device: str
     packages: tuple[str, ...]
     find_links: tuple[str, ...] = ()  # package indexes of the device's runtime (libtpu), not versions
-
-    @property
-    def dockerfile(self) -> Path:
-        return self.folder / "Dockerfile"
+    environment: tuple[tuple[str, str], ...] = ()  # set in the image and for the local venv's harness
 
     def requirements(self, profile: Profile) -> list[str]:
         """One pinned line per package the image installs; every version comes from the profile."""
@@ -86,9 +87,13 @@ def load(images_dir: Path, name: str) -> ImageSpec:
     try:
         data = tomllib.loads(spec_file.read_text())
         spec = ImageSpec(name=name, folder=folder, framework=data["framework"], device=data["device"],
-                         packages=tuple(data["packages"]), find_links=tuple(data.get("find_links", ())))
-    except (tomllib.TOMLDecodeError, KeyError) as e:
-        raise UserError(f"{spec_file}: {e}; it needs framework, device and packages")
+                         packages=tuple(data["packages"]), find_links=tuple(data.get("find_links", ())),
+                         environment=tuple((str(k), str(v)) for k, v in data.get("environment", {}).items()))
+    except (tomllib.TOMLDecodeError, KeyError, AttributeError) as e:
+        raise UserError(f"{spec_file}: {e}; it needs framework, device and packages (and [environment] a table)")
+    for key, value, allowed in (("framework", spec.framework, FRAMEWORKS), ("device", spec.device, DEVICE_KINDS)):
+        if value not in allowed:
+            raise UserError(f"{spec_file}: unknown {key} {value!r}; choose one of {', '.join(allowed)}")
     bad = [p for p in spec.packages if not _REQUIREMENT.match(p)]
     if bad:
         raise UserError(f"{spec_file}: {bad[0]!r} is not a package name (versions belong in matrix.toml)")

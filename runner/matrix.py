@@ -11,11 +11,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from runner.errors import UserError
-from runner.frameworks import FRAMEWORKS
-from runner.frameworks.base import DEVICE_KINDS
+from portability_harness.protocol import DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES
 
-MODES = ("steady", "paper")
+from runner.errors import UserError
+
+DEFAULT_CELL_TIMEOUT_S = 6 * 3600.0  # a container still running after this is killed (docker backend)
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ class Matrix:
     matrix_profiles: list[str] = field(default_factory=lambda: ["current"])
     include: list[str] = field(default_factory=list)
     repeats: int = 1
-    timeout_s: float = 900.0
-    cell_timeout_s: float = 6 * 3600.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    cell_timeout_s: float = DEFAULT_CELL_TIMEOUT_S
     mode: str = "steady"
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
@@ -239,9 +239,9 @@ def load(path: Path) -> Matrix:
                                  ("profile", m.matrix_profiles, profiles)):
         for v in values:
             _check_choice(src, v, allowed, key, f"[matrix] {key}s", "matrix")
-    m.repeats = _positive(src, section, "repeats", 1, "matrix")
-    m.timeout_s = _positive(src, section, "timeout", 900, "matrix", float)
-    m.cell_timeout_s = _positive(src, section, "cell_timeout", 21600, "matrix", float)
+    m.repeats = _positive(src, section, "repeats", m.repeats, "matrix")
+    m.timeout_s = _positive(src, section, "timeout", m.timeout_s, "matrix", float)
+    m.cell_timeout_s = _positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
     m.mode = section.get("mode", "steady")
     _check_choice(src, m.mode, MODES, "mode", "[matrix]", "matrix")
     for body in data.get("exclude", []):
@@ -255,7 +255,7 @@ def load(path: Path) -> Matrix:
         if "repeats" in settings:
             _positive(src, settings, "repeats", 1, "override")
         if "timeout" in settings:
-            _positive(src, settings, "timeout", 900, "override", float)
+            _positive(src, settings, "timeout", DEFAULT_TIMEOUT_S, "override", float)
         if not isinstance(settings.get("packages", {}), dict):
             raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }',
                            key="packages", table="override")

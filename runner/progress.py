@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan, Restart, Start
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -41,25 +42,24 @@ class CellProgress:
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)
 
-    def __call__(self, event: dict) -> None:
-        kind = event["event"]
-        if kind == "plan":
-            functions = {fn for _, fn in event["pending"]} | {fn for _, fn in event["done"]}
-            self.remaining.update(fn for _, fn in event["pending"])
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Plan):
+            functions = {fn for _, fn in event.pending} | {fn for _, fn in event.done}
+            self.remaining.update(fn for _, fn in event.pending)
             done = len(functions) - len(self.remaining)
             self.progress.update(self.task, total=len(functions), completed=done)
-        elif kind == "start":
-            self._show(event["function"])
-        elif kind == "case":
-            if event["outcome"] == "failed":
+        elif isinstance(event, Start):
+            self._show(event.function)
+        elif isinstance(event, CaseEnd):
+            if event.outcome == "failed":
                 self.failures += 1
-            self.remaining[event["function"]] -= 1
-            if self.remaining[event["function"]] == 0:
+            self.remaining[event.function] -= 1
+            if self.remaining[event.function] == 0:
                 self.progress.advance(self.task)
             self._show(self.current)
-        elif kind == "restart":
-            self.console.print(f"[yellow]worker replaced: {event['reason']}")
-        elif kind == "warning":
-            self.console.print(f"[yellow]{event['message']}")
-        elif kind == "finished":
+        elif isinstance(event, Restart):
+            self.console.print(f"[yellow]worker replaced: {event.reason}")
+        elif isinstance(event, Notice):
+            self.console.print(f"[yellow]{event.message}")
+        elif isinstance(event, Finished):
             self._show("done")

@@ -1,4 +1,4 @@
-"""Shared fixtures: the project root and real framework venvs built by the local backend."""
+"""Shared fixtures: the project, and real framework venvs built by the local backend with the harness in them."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from portability_harness.protocol import Config
 
-from runner import images, matrix
-from runner.backends import local
+from runner import matrix
+from runner.backends.local import LocalBackend, VenvEnvironment
+from runner.plan import Options, plan
+from runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULT_CASES = ROOT / "tests" / "fault_cases"
@@ -21,31 +24,53 @@ def root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def venv_for():
-    """venv_for(image, profile='current'): the image's real venv, built on first use and cached."""
-    built: dict = {}
-    m = matrix.load(ROOT / "matrix.toml")
+def project() -> Project:
+    return Project(ROOT, matrix.load(ROOT / "matrix.toml"))
 
-    def get(image: str, profile: str = "current") -> Path:
+
+@pytest.fixture(scope="session")
+def venv_for(project):
+    """venv_for(image, profile='current'): the image's real venv with the harness installed, built on first use."""
+    built: dict = {}
+
+    def get(image: str, profile: str = "current") -> VenvEnvironment:
         key = (image, profile)
         if key not in built:
-            built[key] = local.ensure_venv(images.load(ROOT / "images", image), m.profile(profile))
+            (cell,) = plan(project, Options(profiles=(profile,), images=(image,), backend="local"))
+            built[key] = LocalBackend(project.harness_dir).prepare(cell, log=lambda s: None)
         return built[key]
 
     return get
 
 
-def harness(venv: Path, *args: str, timeout: float = 600) -> tuple[int, list[dict]]:
-    """Run `python -m runner.harness ARGS` in a venv; returns its exit status and progress events."""
-    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "runner.harness", *args], cwd=ROOT,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
-                          timeout=timeout)
+def config(out: Path, framework: str, curated: Path = ROOT / "curated", device: str = "cpu", **fields) -> Config:
+    return Config(framework=framework, device=device, out=str(out), curated_root=str(curated), **fields)
+
+
+def harness_command(env: VenvEnvironment, cfg: Config, tmp: Path) -> list[str]:
+    """`python -m portability_harness CONFIG` in the venv, the config written beside the results."""
+    path = tmp / f"{Path(cfg.out).stem}.config.json"
+    cfg.write(str(path))
+    return [str(env.venv / "bin" / "python"), "-m", "portability_harness", str(path)]
+
+
+def harness(env: VenvEnvironment, cfg: Config, timeout: float = 600) -> tuple[int, list[dict]]:
+    """Run the harness on one config in a venv; returns its exit status and progress events."""
+    proc = subprocess.run(harness_command(env, cfg, Path(cfg.out).parent), cwd=Path(cfg.out).parent,
+                          env=clean_env(), capture_output=True, text=True, timeout=timeout)
     events = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
     return proc.returncode, events
 
 
+def clean_env() -> dict[str, str]:
+    """The host's environment without PYTHONPATH: inside a venv only the harness package is importable."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
 def cases_of(path: Path) -> list[dict]:
-    from runner.results import store
+    from portability_harness.records import store
 
     return store.read(str(path)).cases
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runner.harness.classify import Annotation, annotated, classify, exception_chain
+from portability_harness.classify import Annotation, annotated, classify, exception_chain
 
 MESSAGES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "failure-messages.jsonl"
 

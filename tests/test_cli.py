@@ -67,9 +67,9 @@ def test_results_already_written_are_never_overwritten(project_copy):
 def test_list_shows_every_curated_function():
     proc = run("list", "--framework", "torch")
     assert proc.returncode == 0
-    from runner import catalog
+    from portability_harness.catalog import curated
 
-    for f in catalog.curated(str(ROOT / "curated"), "torch"):
+    for f in curated(str(ROOT / "curated"), "torch"):
         assert f.name in proc.stdout
 
 
@@ -91,8 +91,9 @@ def test_unknown_backend():
 def test_dry_run_lists_every_cell_with_its_reason():
     proc = run("matrix", "--dry-run", "--backend", "local")
     assert proc.returncode == 0, proc.stderr
-    from runner import matrix, matrix_run
-    m = matrix.load(ROOT / "matrix.toml")
-    for name in matrix_run.cell_images(ROOT, m):
+    from runner import matrix
+    from runner.project import Project
+
+    for name in Project(ROOT, matrix.load(ROOT / "matrix.toml")).cell_images():
         assert name in proc.stdout
     assert "no NVIDIA GPU on this host" in proc.stdout and "no TPU on this host" in proc.stdout

@@ -6,9 +6,8 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cases_of, harness
-
-from runner import catalog
+from conftest import ROOT, cases_of, config, harness
+from portability_harness.catalog import curated
 
 CSV = ROOT / "runner" / "report" / "data" / "paper2023-functions.csv"
 IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
@@ -17,11 +16,10 @@ IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
 @pytest.mark.parametrize("framework", sorted(IMAGES))
 def test_curated_cases_run_on_cpu(framework, venv_for, tmp_path):
     out = tmp_path / f"{framework}.jsonl"
-    rc, events = harness(venv_for(IMAGES[framework]), "--framework", framework, "--device", "cpu",
-                         "--out", str(out), "--curated", str(ROOT / "curated"), "--quick", "--timeout", "300")
+    rc, events = harness(venv_for(IMAGES[framework]), config(out, framework, quick=True, timeout_s=300))
     assert rc == 0, events
     cases = cases_of(out)
-    modules = {f.module for f in catalog.curated(str(ROOT / "curated"), framework)}
+    modules = {f.module for f in curated(str(ROOT / "curated"), framework)}
     assert {c["module"] for c in cases} == modules  # every module ran
     broken = [(c["case_id"], c["message"]) for c in cases if c["category"] == "case_error"]
     assert not broken, broken
@@ -36,7 +34,7 @@ def test_curated_cases_run_on_cpu(framework, venv_for, tmp_path):
 
 def test_markers_match_the_study_list():
     rows = {r["function"]: r for r in csv.DictReader(CSV.open()) if r["status"] == "curate"}
-    found = catalog.curated(str(ROOT / "curated"))
+    found = curated(str(ROOT / "curated"))
     assert sorted(f.name for f in found) == sorted(rows), "every sampled function has one module, and no other"
     for f in found:
         row = rows[f.name]

@@ -1,5 +1,6 @@
-"""The image folders: one per framework x device, Dockerfiles that take every version from matrix.toml, and
-the device options the NVIDIA container toolkit and Cloud TPU VM docs require (CUDA and TPU cannot run here)."""
+"""The image folders: one per framework x device, one Dockerfile rendered per image that takes every version from
+matrix.toml, and the device options the NVIDIA container toolkit and Cloud TPU VM docs require (CUDA and TPU
+cannot run here)."""
 from __future__ import annotations
 
 import re
@@ -7,17 +8,19 @@ import re
 import pytest
 from conftest import ROOT
 
+from portability_harness.protocol import FRAMEWORKS
+
 from runner import images, matrix
 from runner.backends import docker_engine
-from runner.frameworks import FRAMEWORKS
 
-SPECS = images.specs(ROOT / "images")
+IMAGES, HARNESS = ROOT / "images", ROOT / "harness"
+SPECS = images.specs(IMAGES)
 SHORT = {"torch": "torch", "tensorflow": "tf", "jax": "jax"}
 
 
 def instructions(spec: images.ImageSpec) -> list[tuple[str, str]]:
-    """(instruction, argument) pairs of the Dockerfile, comments dropped and continuations joined."""
-    text = re.sub(r"\\\n", " ", spec.dockerfile.read_text())
+    """(instruction, argument) pairs of the image's rendered Dockerfile, comments dropped, continuations joined."""
+    text = re.sub(r"\\\n", " ", docker_engine.dockerfile(IMAGES, spec))
     lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
     return [(l.split(None, 1)[0].upper(), l.split(None, 1)[1] if " " in l else "") for l in lines]
 
@@ -35,7 +38,8 @@ def test_every_framework_by_device_has_an_image():
     expected = {f"{SHORT[f]}-{d}" for f in FRAMEWORKS for d in ("cpu", "cuda", "tpu")} | {"torch-xla-cpu"}
     assert names == expected
     for s in SPECS:
-        assert s.name == f"{SHORT[s.framework]}-{s.device}" and s.dockerfile.exists()
+        assert s.name == f"{SHORT[s.framework]}-{s.device}"
+    assert not list(IMAGES.glob("*/Dockerfile")), "every image is built from the one images/Dockerfile"
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
@@ -46,11 +50,16 @@ def test_dockerfile_takes_base_and_pins_as_build_arguments(spec):
     m = matrix.load(ROOT / "matrix.toml")
     profile = m.settings(spec.name, spec.framework, spec.device, "current").profile
     assert set(docker_engine.build_args(spec, profile)) <= args
-    text = spec.dockerfile.read_text()
+    text = docker_engine.dockerfile(IMAGES, spec)
     assert not re.search(r"==\s*\d|:\d+\.\d+|python3\.\d+|cuda1\d", text), "a version written in the Dockerfile"
     user = [arg for op, arg in steps if op == "USER"]
     assert user and user[-1] not in ("root", "0")
-    assert steps[-2] == ("ENTRYPOINT", '["python", "-m", "runner.harness"]')
+    assert steps[-1] == ("ENTRYPOINT", '["python", "-m", "portability_harness"]')
+    assert env_of(spec) == {**dict(spec.environment), **env_of_common()}  # image.toml's environment, rendered
+
+
+def env_of_common() -> dict[str, str]:
+    return {"PATH": "/opt/venv/bin:$PATH", "PYTHONUNBUFFERED": "1", "HOME": "/home/runner"}
 
 
 @pytest.mark.parametrize("profile", sorted(matrix.load(ROOT / "matrix.toml").profiles))
@@ -67,18 +76,21 @@ def test_build_arguments_of_every_cell(profile):
         framework_req = reqs[0]
         assert re.search(r"==\d|@ https://", framework_req), framework_req  # the framework itself is pinned
         assert all(not re.search(r"\[|@", c) for c in args["CONSTRAINTS"].splitlines())  # pip refuses extras there
-        tag = docker_engine.image_tag(ROOT, spec, s.profile, s.profile.base_for(spec.device))
+        tag = docker_engine.image_tag(IMAGES, HARNESS, spec, s.profile, s.profile.base_for(spec.device))
         assert tag.startswith(f"portability-runner/{spec.name}:{profile}-")
 
 
 def test_tag_changes_with_any_input():
     m = matrix.load(ROOT / "matrix.toml")
     spec, p = images.load(ROOT / "images", "jax-cpu"), m.profile("current")
-    tag = docker_engine.image_tag(ROOT, spec, p, "python:3.11-slim")
-    assert tag == docker_engine.image_tag(ROOT, spec, p, "python:3.11-slim")
-    assert tag != docker_engine.image_tag(ROOT, spec, p, "debian:12")
+    tag = docker_engine.image_tag(IMAGES, HARNESS, spec, p, "python:3.11-slim")
+    assert tag == docker_engine.image_tag(IMAGES, HARNESS, spec, p, "python:3.11-slim")
+    assert tag != docker_engine.image_tag(IMAGES, HARNESS, spec, p, "debian:12")
     bumped = matrix.Profile(p.name, p.python, {**p.packages, "jax": "0.10.3"}, p.find_links, p.bases)
-    assert tag != docker_engine.image_tag(ROOT, spec, bumped, "python:3.11-slim")
+    assert tag != docker_engine.image_tag(IMAGES, HARNESS, spec, bumped, "python:3.11-slim")
+    other = images.ImageSpec(spec.name, spec.folder, spec.framework, spec.device, spec.packages, spec.find_links,
+                             (("JAX_PLATFORMS", "cpu"), ("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")))
+    assert tag != docker_engine.image_tag(IMAGES, HARNESS, other, p, "python:3.11-slim")
 
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.device == "cuda"], ids=lambda s: s.name)
@@ -114,11 +126,12 @@ def test_cpu_cells_have_no_network():
     assert docker_engine.run_options("xla-cpu") == {"network_mode": "none"}
 
 
-def test_the_image_carries_only_the_harness_side():
-    files = {p.relative_to(ROOT).as_posix() for p in docker_engine.harness_files(ROOT)}
-    assert "runner/harness/__main__.py" in files and "runner/harness/pytest.ini" in files
-    assert not any(f.startswith(("runner/cli", "runner/backends", "runner/report")) for f in files)
-    for path in docker_engine.harness_files(ROOT):
-        if path.suffix == ".py":  # Python 3.9 and the standard library + pytest only
-            text = path.read_text()
-            assert not re.search(r"^\s*(import|from) (typer|rich|docker|pandas)\b", text, re.M), path
+def test_the_image_carries_the_harness_wheel_and_nothing_of_the_host():
+    from runner import harness_dist
+
+    wheel = harness_dist.wheel(HARNESS)
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "portability_harness/__main__.py" in names and "portability_harness/pytest.ini" in names
+    assert not any(n.startswith("runner/") for n in names)

@@ -2,7 +2,7 @@
 the worker is replaced, and every normal case before and after it still passes."""
 from __future__ import annotations
 
-from conftest import FAULT_CASES, cases_of, harness
+from conftest import FAULT_CASES, cases_of, config, harness
 
 EXPECTED = {
     "test_segfault": "crash",
@@ -15,9 +15,8 @@ EXPECTED = {
 
 def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
     out = tmp_path / "faults.jsonl"
-    rc, events = harness(venv_for("torch-cpu"), "--framework", "torch", "--device", "cpu", "--out", str(out),
-                         "--curated", str(FAULT_CASES), "--cases", str(FAULT_CASES / "torch" / "test_faults.py"),
-                         "--quick", "--timeout", "3")
+    rc, events = harness(venv_for("torch-cpu"), config(out, "torch", FAULT_CASES, quick=True, timeout_s=3,
+                                                       cases=[str(FAULT_CASES / "torch" / "test_faults.py")]))
     assert rc == 0, events
     cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
     assert len(cases) == 11  # each case exactly once

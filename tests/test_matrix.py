@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from runner import images, matrix, matrix_run
+from runner import images, matrix
 from runner.errors import UserError
+from runner.plan import Options, plan
+from runner.project import Project
 
 MINIMAL = """\
 [matrix]
@@ -73,9 +75,9 @@ def test_toml_syntax_error(tmp_path):
 
 def test_cells_expand_frameworks_by_devices_then_opt_in_images(tmp_path):
     m = load(tmp_path, MINIMAL.replace("repeats = 2", 'repeats = 2\ninclude = ["torch-xla-cpu"]'))
-    assert matrix_run.cell_images(ROOT, m) == ["jax-cpu", "jax-cuda", "torch-cpu", "torch-cuda", "torch-xla-cpu"]
+    assert Project(ROOT, m).cell_images() == ["jax-cpu", "jax-cuda", "torch-cpu", "torch-cuda", "torch-xla-cpu"]
     with pytest.raises(UserError, match="unknown image 'tf-gpu'"):
-        matrix_run.cell_images(ROOT, load(tmp_path, MINIMAL.replace("repeats = 2", 'include = ["tf-gpu"]')))
+        Project(ROOT, load(tmp_path, MINIMAL.replace("repeats = 2", 'include = ["tf-gpu"]'))).cell_images()
 
 
 def test_overrides_apply_in_order_and_excludes_carry_their_reason(tmp_path):
@@ -108,11 +110,11 @@ reason = "no CUDA build of this jaxlib"
 
 def test_plan_lists_absent_devices_and_excludes_as_not_run(tmp_path):
     m = load(tmp_path, MINIMAL + '[[exclude]]\nimage = "torch-cpu"\nreason = "not today"\n')
-    cells = {c.key: c for c in matrix_run.plan(ROOT, m, matrix_run.Options(backend="local"))}
-    assert cells["jax-cpu/p"].status == "pending" and cells["jax-cpu/p"].repeats == 2
-    assert cells["torch-cpu/p"].status == "excluded" and cells["torch-cpu/p"].reason == "not today"
+    cells = {c.key: c for c in plan(Project(ROOT, m), Options(backend="local"))}
+    assert cells["jax-cpu/p"].initial_status == "pending" and cells["jax-cpu/p"].repeats == 2
+    assert cells["torch-cpu/p"].initial_status == "excluded" and cells["torch-cpu/p"].reason == "not today"
     # This machine has no NVIDIA GPU: the cuda cells are listed with the reason, not attempted.
-    assert cells["jax-cuda/p"].status == "not_run" and "no NVIDIA GPU" in cells["jax-cuda/p"].reason
+    assert cells["jax-cuda/p"].initial_status == "not_run" and "no NVIDIA GPU" in cells["jax-cuda/p"].reason
 
 
 def test_requirements_take_versions_from_the_profile_only(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from runner.results import store
+from portability_harness.records import store
 
 pytestmark = pytest.mark.slow
 FUNCTIONS = ("--functions", "jax.numpy.add", "--functions", "tf.cast")

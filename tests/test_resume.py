@@ -2,24 +2,22 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
 
-from conftest import FAULT_CASES, ROOT, cases_of, harness
+import dataclasses
 
-from runner.results import store
+from conftest import FAULT_CASES, cases_of, clean_env, config, harness, harness_command
+from portability_harness.records import store
 
 
 def test_kill_then_resume_records_each_case_once(venv_for, tmp_path):
     venv = venv_for("torch-cpu")
     out = tmp_path / "steady.jsonl"
-    args = ["--framework", "torch", "--device", "cpu", "--out", str(out), "--curated", str(FAULT_CASES),
-            "--cases", str(FAULT_CASES / "torch" / "test_steady.py"), "--quick"]
-    proc = subprocess.Popen([str(venv / "bin" / "python"), "-m", "runner.harness", *args], cwd=ROOT,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    cfg = config(out, "torch", FAULT_CASES, cases=[str(FAULT_CASES / "torch" / "test_steady.py")], quick=True)
+    proc = subprocess.Popen(harness_command(venv, cfg, tmp_path), cwd=tmp_path, env=clean_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(cases_of(out)) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -32,11 +30,11 @@ def test_kill_then_resume_records_each_case_once(venv_for, tmp_path):
         f.write('{"record": "case", "function": "torch.mul", "case_')
     assert store.read(str(out)).torn is not None
 
-    rc, events = harness(venv, *args)
+    rc, events = harness(venv, cfg)
     assert rc == 2  # without --resume an existing file is refused
     assert any(e["event"] == "error" and "--resume" in e["message"] for e in events)
 
-    rc, events = harness(venv, *args, "--resume")
+    rc, events = harness(venv, dataclasses.replace(cfg, resume=True))
     assert rc == 0, events
     assert any(e["event"] == "warning" and "torn" in e["message"] for e in events)
     contents = store.read(str(out))

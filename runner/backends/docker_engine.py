@@ -1,13 +1,16 @@
 """The docker backend: an image spec realised as a Docker image (docker SDK), and the harness run in a container.
 
-An image's tag names the image, the profile and a hash of every input of its build (base image, pins,
-Dockerfile, install script, harness code), so an unchanged image is reused and a changed one rebuilt.
-The container gets the results folder read-write and the curated cases read-only, no network for CPU
-and CUDA cells, GPUs through a device request, TPUs the privileged host setup TPU VMs document, a
-memory limit, and a cell timeout after which it is killed; it is removed afterwards.
+Every image is built from images/Dockerfile, rendered with the image's [environment], on the profile's
+base with its pins and the harness wheel. The tag names the image, the profile and a hash of every input
+of its build (base image, pins, rendered Dockerfile, install script, harness sources), so an unchanged
+image is reused and a changed one rebuilt. Each harness run gets a fresh container: its config file and
+the curated cases read-only, the results folder read-write, no network for CPU and CUDA cells, GPUs
+through a device request, TPUs the privileged host setup TPU VMs document, a memory limit, and a cell
+timeout after which it is killed; it is removed afterwards.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -16,23 +19,27 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 from docker.types import DeviceRequest
 
-from runner.backends import telling_error
+from portability_harness.protocol import Config, Event
+
+from runner import harness_dist
+from runner.backends import Backend, Environment, Log, harness_events, telling_error
 from runner.errors import UserError
-from runner.harness.events import decode
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
+if TYPE_CHECKING:
+    from runner.plan import Cell
+
 REPOSITORY = "portability-runner"
-IMAGE_UID = 1000  # the `runner` user that images/common/install.sh creates
-RESULTS, CURATED = "/results", "/curated"
-# The harness side of the package: what every image carries (stdlib + pytest code only).
-HARNESS_PARTS = ("__init__.py", "catalog.py", "harness", "frameworks", "results")
+IMAGE_UID = 1000  # the `runner` user that images/install.sh creates
+RESULTS, CURATED, CONFIG = "/results", "/curated", "/run/portability/config.json"
+_ENVIRONMENT_LINE = "# ENVIRONMENT"  # where images/Dockerfile takes the image's environment
 _NO_ENGINE = "no Docker engine answers ({}); start one (scripts/docker-engine.sh start) or use --backend local"
 
 
@@ -64,13 +71,13 @@ def nvidia_runtime_reason(c: docker.DockerClient) -> str | None:
 
 # --- build ----------------------------------------------------------------------------------------------------
 
-def harness_files(root: Path) -> list[Path]:
-    files = []
-    for part in HARNESS_PARTS:
-        path = root / "runner" / part
-        files += [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()
-                                                      and "__pycache__" not in p.parts)
-    return files
+def dockerfile(images_dir: Path, spec: ImageSpec) -> str:
+    """images/Dockerfile with the image's [environment] where the ENVIRONMENT line stands."""
+    template = (images_dir / "Dockerfile").read_text()
+    if _ENVIRONMENT_LINE not in template:
+        raise UserError(f"{images_dir / 'Dockerfile'} has no '{_ENVIRONMENT_LINE}' line for the image's environment")
+    env = "".join(f"ENV {k}={v}\n" for k, v in spec.environment)
+    return template.replace(_ENVIRONMENT_LINE + "\n", env)
 
 
 def build_args(spec: ImageSpec, profile: Profile) -> dict[str, str]:
@@ -78,11 +85,9 @@ def build_args(spec: ImageSpec, profile: Profile) -> dict[str, str]:
             "CONSTRAINTS": "\n".join(spec.constraints(profile)), "FIND_LINKS": " ".join(spec.package_sources(profile))}
 
 
-def image_tag(root: Path, spec: ImageSpec, profile: Profile, base: str) -> str:
-    digest = hashlib.sha256()
-    for path in [spec.dockerfile, root / "images" / "common" / "install.sh", *harness_files(root)]:
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    inputs = spec.input_hash(profile, base, digest.hexdigest())
+def image_tag(images_dir: Path, harness_dir: Path, spec: ImageSpec, profile: Profile, base: str) -> str:
+    digest = hashlib.sha256(dockerfile(images_dir, spec).encode() + b"\0" + (images_dir / "install.sh").read_bytes())
+    inputs = spec.input_hash(profile, base, digest.hexdigest(), harness_dist.source_hash(harness_dir))
     return f"{REPOSITORY}/{spec.name}:{profile.name}-{inputs}"
 
 
@@ -93,12 +98,10 @@ class BuiltImage:
     reused: bool
 
 
-def ensure_image(root: Path, spec: ImageSpec, profile: Profile, base: str,
+def ensure_image(images_dir: Path, harness_dir: Path, spec: ImageSpec, profile: Profile, base: str,
                  log: Callable[[str], None] = lambda s: None, c: docker.DockerClient | None = None) -> BuiltImage:
     c = c or client()
-    if not spec.dockerfile.exists():
-        raise UserError(f"image {spec.name} has no Dockerfile ({spec.dockerfile}); add one or use --backend local")
-    tag = image_tag(root, spec, profile, base)
+    tag = image_tag(images_dir, harness_dir, spec, profile, base)
     try:
         return BuiltImage(tag, c.images.get(tag).id, reused=True)
     except ImageNotFound:
@@ -106,7 +109,7 @@ def ensure_image(root: Path, spec: ImageSpec, profile: Profile, base: str,
     log(f"building {tag} from {base}: {', '.join(spec.requirements(profile))}")
     tail: list[str] = []
     with tempfile.TemporaryDirectory(prefix="runner-build-") as ctx:
-        _write_context(root, spec, Path(ctx))
+        _write_context(images_dir, harness_dir, spec, Path(ctx))
         try:
             for line in c.api.build(path=ctx, tag=tag, buildargs={"BASE": base, **build_args(spec, profile)},
                                     rm=True, forcerm=True, pull=False, decode=True,
@@ -126,14 +129,11 @@ def ensure_image(root: Path, spec: ImageSpec, profile: Profile, base: str,
     return BuiltImage(tag, c.images.get(tag).id, reused=False)
 
 
-def _write_context(root: Path, spec: ImageSpec, ctx: Path) -> None:
-    shutil.copy(spec.dockerfile, ctx / "Dockerfile")
-    (ctx / "common").mkdir()
-    shutil.copy(root / "images" / "common" / "install.sh", ctx / "common" / "install.sh")
-    for path in harness_files(root):
-        dest = ctx / path.relative_to(root)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, dest)
+def _write_context(images_dir: Path, harness_dir: Path, spec: ImageSpec, ctx: Path) -> None:
+    (ctx / "Dockerfile").write_text(dockerfile(images_dir, spec))
+    shutil.copy(images_dir / "install.sh", ctx / "install.sh")
+    (ctx / "harness").mkdir()
+    shutil.copy(harness_dist.wheel(harness_dir), ctx / "harness")
 
 
 def _build_failure(error: str, tail: list[str], base: str) -> str:
@@ -168,63 +168,96 @@ def memory_limit() -> int:
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4)
 
 
-def run_harness(c: docker.DockerClient, tag: str, device: str, args: list[str], out_dir: Path, curated: Path,
-                cell_timeout_s: float, env: dict[str, str], cell_files: list[Path]) -> Iterator[dict]:
-    """Run the harness in a container; yield its progress events; remove the container whatever happens.
+class ContainerEnvironment(Environment):
+    """A built image: each run is a fresh container, removed afterwards."""
 
-    cell_files: the files of out_dir this cell writes (results and log), handed to the image's user."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    user = f"{os.getuid()}:{os.getgid()}"
-    if os.getuid() == 0:
-        # Never run the harness as root: hand the results folder and this cell's files to the image's user.
-        user = f"{IMAGE_UID}:{IMAGE_UID}"
-        for path in [out_dir, *(p for p in cell_files if p.exists())]:
-            os.chown(path, IMAGE_UID, IMAGE_UID)
+    def __init__(self, c: docker.DockerClient, built: BuiltImage, device: str, cell_timeout_s: float):
+        self.c, self.built, self.device = c, built, device
+        self.cell_timeout_s = cell_timeout_s
+        self.description = f"docker {built.tag} {built.id}"
+
+    def run(self, config: Config) -> Iterator[Event]:
+        out = Path(config.out)
+        out_dir = out.parent
+        out_dir.mkdir(parents=True, exist_ok=True)
+        curated = Path(config.curated_root).resolve()
+        inside = dataclasses.replace(config, out=f"{RESULTS}/{out.name}", curated_root=CURATED,
+                                     cases=[_inside(curated, p) for p in config.cases],
+                                     annotations=config.annotations and _inside(curated, config.annotations))
+        user = f"{os.getuid()}:{os.getgid()}"
+        if os.getuid() == 0:
+            # Never run the harness as root: hand the results folder and this cell's files to the image's user.
+            user = f"{IMAGE_UID}:{IMAGE_UID}"
+            for path in (out_dir, out, Path(config.log_path)):
+                if path.exists():
+                    os.chown(path, IMAGE_UID, IMAGE_UID)
+        with tempfile.TemporaryDirectory(prefix="runner-config-") as tmp:
+            path = inside.write(os.path.join(tmp, "config.json"))
+            os.chmod(tmp, 0o755)
+            os.chmod(path, 0o644)
+            try:
+                container = self.c.containers.run(
+                    self.built.tag, command=[CONFIG], detach=True, user=user, mem_limit=memory_limit(),
+                    environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+                    volumes={str(out_dir.resolve()): {"bind": RESULTS, "mode": "rw"},
+                             str(curated): {"bind": CURATED, "mode": "ro"},
+                             path: {"bind": CONFIG, "mode": "ro"}},
+                    hostname=socket.gethostname(), labels={"portability-runner.cell": "1"}, **run_options(self.device))
+            except APIError as e:
+                raise UserError(f"could not start a container of {self.built.tag}: {_first_line(e)}", code=3)
+            killed = threading.Event()
+
+            def kill() -> None:  # the cell timeout
+                killed.set()
+                try:
+                    container.kill()
+                except DockerException:
+                    pass  # it ended in the meantime
+
+            def ended() -> tuple[int, str]:
+                code = container.wait().get("StatusCode", -1)
+                if killed.is_set():
+                    return code or -9, f"the container was killed after the cell timeout of {self.cell_timeout_s:.0f} s"
+                if code == 0:
+                    return 0, ""
+                stderr = container.logs(stdout=False, stderr=True, tail=50).decode("utf-8", "replace")
+                oom = container.attrs.get("State", {}).get("OOMKilled") if _reload(container) else False
+                return code, "the container ran out of memory" if oom else stderr
+
+            timer = threading.Timer(self.cell_timeout_s, kill)
+            timer.daemon = True
+            timer.start()
+            try:
+                yield from harness_events(config, container.logs(stdout=True, stderr=False, stream=True, follow=True),
+                                          ended)
+            finally:
+                timer.cancel()
+                try:
+                    container.remove(force=True)
+                except DockerException:
+                    pass
+
+
+def _inside(curated: Path, path: str) -> str:
+    """A host path under the curated folder as the container sees it (mounted at CURATED)."""
     try:
-        container = c.containers.run(
-            tag, command=args, detach=True, user=user, mem_limit=memory_limit(),
-            environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", **env},
-            volumes={str(out_dir.resolve()): {"bind": RESULTS, "mode": "rw"},
-                     str(curated.resolve()): {"bind": CURATED, "mode": "ro"}},
-            hostname=socket.gethostname(), labels={"portability-runner.cell": "1"}, **run_options(device))
-    except APIError as e:
-        raise UserError(f"could not start a container of {tag}: {_first_line(e)}", code=3)
-    killed = threading.Event()
+        return f"{CURATED}/{Path(path).resolve().relative_to(curated).as_posix()}"
+    except ValueError:
+        raise UserError(f"{path} is outside the curated folder {curated}, which is all a container sees")
 
-    def kill() -> None:  # the cell timeout
-        killed.set()
-        try:
-            container.kill()
-        except DockerException:
-            pass  # it ended in the meantime
 
-    timer = threading.Timer(cell_timeout_s, kill)
-    timer.daemon = True
-    timer.start()
-    try:
-        buffer = b""
-        for chunk in container.logs(stdout=True, stderr=False, stream=True, follow=True):
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                event = decode(line)
-                if event is not None:
-                    yield event
-        code = container.wait().get("StatusCode", -1)
-        if killed.is_set():
-            yield {"event": "exit", "returncode": code,
-                   "stderr": f"the container was killed after the cell timeout of {cell_timeout_s:.0f} s"}
-        elif code != 0:
-            stderr = container.logs(stdout=False, stderr=True, tail=50).decode("utf-8", "replace")
-            oom = container.attrs.get("State", {}).get("OOMKilled") if _reload(container) else False
-            yield {"event": "exit", "returncode": code,
-                   "stderr": "the container ran out of memory" if oom else stderr.strip()}
-    finally:
-        timer.cancel()
-        try:
-            container.remove(force=True)
-        except DockerException:
-            pass
+class DockerBackend(Backend):
+    name = "docker"
+
+    def __init__(self, images_dir: Path, harness_dir: Path):
+        self.images_dir, self.harness_dir = images_dir, harness_dir
+
+    def prepare(self, cell: "Cell", log: Log) -> ContainerEnvironment:
+        c = client()
+        assert cell.base is not None, "the plan resolves a docker cell's base image"
+        built = ensure_image(self.images_dir, self.harness_dir, cell.image, cell.profile, cell.base, log, c)
+        log(f"{'reusing' if built.reused else 'built'} {built.tag}")
+        return ContainerEnvironment(c, built, cell.device, cell.cell_timeout_s)
 
 
 def _reload(container) -> bool:

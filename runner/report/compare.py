@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import mannwhitneyu
+from portability_harness.stats import mann_whitney_p, quartiles
 
 from runner.report import tables
 from runner.report.load import SETUP_FIELDS, Results
@@ -123,10 +123,10 @@ def case_change(x: pd.Series, y: pd.Series) -> tuple[float, str]:
     sx, sy = np.asarray(x["samples"], float), np.asarray(y["samples"], float)
     if len(sx) >= MIN_SAMPLES and len(sy) >= MIN_SAMPLES:
         ratio = float(np.median(sy) / np.median(sx))
-        differ = mannwhitneyu(sx, sy, alternative="two-sided").pvalue < ALPHA
+        differ = mann_whitney_p(sx.tolist(), sy.tolist()) < ALPHA
     else:
         if len(sx) and len(sy):
-            (x1, xm, x3), (y1, ym, y3) = np.percentile(sx, [25, 50, 75]), np.percentile(sy, [25, 50, 75])
+            (x1, xm, x3), (y1, ym, y3) = quartiles(sorted(sx.tolist())), quartiles(sorted(sy.tolist()))
         else:
             (x1, xm, x3), (y1, ym, y3) = (x["q1"], x["median"], x["q3"]), (y["q1"], y["median"], y["q3"])
         ratio = float(ym / xm)

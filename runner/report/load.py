@@ -6,16 +6,17 @@ Everything a reader may meet in the wild becomes a note instead of a traceback: 
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
-from runner import catalog
+from portability_harness.catalog import curated
+from portability_harness.records import schema, store
+
 from runner.errors import UserError
-from runner.results import merge, record, store
+from runner.rundir import RunDir
 
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
 SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
@@ -31,6 +32,7 @@ class Results:
     catalog: pd.DataFrame  # framework, function, decile, top20, paper_label
     cells: list[dict[str, Any]] = field(default_factory=list)  # matrix cells of merged.json files (status, reason)
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
+    derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
 
     def targets(self, framework: str | None = None) -> list[str]:
         """The measured setups, in a stable order (device kind, then order of appearance)."""
@@ -56,11 +58,11 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
             header = _read_file(path, notes, rows, samples)
             if header is None:
                 continue
-            schema = header.get("schema")
-            if not isinstance(schema, int) or schema > record.SCHEMA:
-                notes.append(f"{path}: written by a newer runner (schema {schema}, this one reads {record.SCHEMA}); "
+            written = header.get("schema")
+            if not isinstance(written, int) or written > schema.SCHEMA:
+                notes.append(f"{path}: written by a newer runner (schema {written}, this one reads {schema.SCHEMA}); "
                              "read what is known, upgrade the runner for the rest")
-            elif schema < 2:
+            elif written < 2:
                 old_schema.add(header.get("framework"))
             for name, facts in (header.get("catalog") or {}).items():
                 catalogs[(header.get("framework"), name)] = facts
@@ -75,7 +77,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "hand; the decile and top-20 sections leave them out")
             continue
         notes.append(f"{framework}: records of schema 1 carry no usage deciles; taken from {curated_root}")
-        for f in catalog.curated(str(curated_root), framework):
+        for f in curated(str(curated_root), framework):
             catalogs.setdefault((framework, f.name), f.usage())
     cat = pd.DataFrame([{"framework": fw, "function": name, "decile": facts.get("decile"),
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
@@ -89,15 +91,14 @@ def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, A
         raise UserError(f"{source} does not exist; pass a results folder (results/<run-id>) or a .jsonl file")
     if source.is_file():
         return [source], []
-    files = sorted(source.glob("*.jsonl"))
-    cells: list[dict[str, Any]] = []
-    merged = source / merge.MERGED
-    if merged.exists():
-        try:
-            cells = [dict(c, source=str(source)) for c in json.loads(merged.read_text())["cells"]]
-        except (ValueError, KeyError, TypeError):
-            notes.append(f"{merged}: not a readable merged.json; cell states are left out, the cell files are read")
-    return files, cells
+    rundir = RunDir(source)
+    try:
+        cells = [dict(c, source=str(source)) for c in rundir.merged_cells()]
+    except (ValueError, KeyError, TypeError):
+        cells = []
+        notes.append(f"{rundir.path / RunDir.MERGED}: not a readable merged.json; cell states are left out, the cell "
+                     "files are read")
+    return rundir.result_files(), cells
 
 
 def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool) -> dict[str, Any] | None:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 from rich.table import Table as RichTable
 
+from runner import files
 from runner.report import figures, sections
 from runner.report.load import Results
-from runner.report.summary import format_seconds
-from runner.results import merge
+from runner.view import format_seconds
 
 
 def cell_text(column: str, value: object) -> str:
@@ -146,6 +146,6 @@ def write(r: Results, out_dir: Path) -> tuple[Path, Path, list[Path]]:
     title = f"Portability report: {runs or 'results'} ({stamp})"
     md = out_dir / "report.md"
     html_path = out_dir / "report.html"
-    merge.write_text(md, markdown(secs, title, out_dir))
-    merge.write_text(html_path, page(secs, title))
+    files.write_text(md, markdown(secs, title, out_dir))
+    files.write_text(html_path, page(secs, title))
     return md, html_path, sorted(figure_dir.glob("*.png"))

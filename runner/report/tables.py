@@ -1,9 +1,9 @@
 """The report's tables, each computed from the case records (never typed in).
 
-Conventions: a function's verdict on a setup counts every repeat's cases (results.verdict); a case's
-latency on a setup is the median over repeats of its warm median (or of its cold time); a function's
-latency is the median over its cases. Latency pairs use only the cases that passed on both setups, so
-a ratio never compares different work.
+Conventions (runner.view, shared with the live summary): a function's verdict on a setup counts every
+repeat's cases; a case's latency on a setup is the median over repeats of its warm median (or of its cold
+time); a function's latency is the median over its passed cases. Latency pairs use only the cases that
+passed on both setups, so a ratio never compares different work.
 """
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from runner.frameworks import FRAMEWORKS
+from portability_harness.protocol import FRAMEWORKS
+from portability_harness.records.verdicts import VERDICTS
+
+from runner import view
 from runner.report.load import Results
-from runner.results import verdict as verdicts_of
 
 RAN = ("pass", "partial", "complete")  # the study's denominators: functions that ran somewhere on the device
 FAILED = ("partial", "complete")
@@ -43,11 +45,19 @@ def versions(r: Results) -> pd.DataFrame:
             .rename(columns={"framework_version": "version"}))
 
 
+def functions(r: Results) -> pd.DataFrame:
+    """Per framework, setup and function: its verdict and warm latency (view.function_rows), computed once."""
+    if "functions" not in r.derived:
+        rows = [{"framework": fw, "target": t, "function": row.function, "verdict": row.verdict,
+                 "warm_median_s": row.warm_median_s}
+                for (fw, t), g in r.cases.groupby(KEYS, sort=False)
+                for row in view.function_rows(g.to_dict("records"))]
+        r.derived["functions"] = pd.DataFrame(rows, columns=[*KEYS, "function", "verdict", "warm_median_s"])
+    return r.derived["functions"]
+
+
 def function_verdicts(r: Results) -> pd.DataFrame:
-    rows = [{"framework": fw, "target": t, "function": fn,
-             "verdict": verdicts_of.verdict(g[["outcome", "category"]].to_dict("records"))}
-            for (fw, t, fn), g in r.cases.groupby(["framework", "target", "function"], sort=False)]
-    return pd.DataFrame(rows, columns=["framework", "target", "function", "verdict"])
+    return functions(r)[[*KEYS, "function", "verdict"]]
 
 
 def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
@@ -57,7 +67,7 @@ def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
 def portability(r: Results) -> pd.DataFrame:
     """Tables 1 and 8: functions passing, partially and completely failing, plus missing, skipped and our own bugs."""
     v = function_verdicts(r)
-    counts = pd.crosstab([v["framework"], v["target"]], v["verdict"]).reindex(columns=verdicts_of.VERDICTS,
+    counts = pd.crosstab([v["framework"], v["target"]], v["verdict"]).reindex(columns=VERDICTS,
                                                                               fill_value=0)
     counts = counts.reset_index().merge(versions(r), on=KEYS)
     counts["functions"] = counts[list(RAN)].sum(axis=1)
@@ -120,7 +130,11 @@ def categories(r: Results) -> pd.DataFrame:
 def case_latency(r: Results, column: str) -> pd.DataFrame:
     """Per passed case and setup: the median over repeats of `column` (warm_median_s or cold_s)."""
     passed = r.cases[(r.cases["outcome"] == "passed") & r.cases[column].notna()]
-    return passed.groupby([*KEYS, "function", "case_id"], sort=False)[column].median().reset_index()
+    rows = [{"framework": fw, "target": t, "function": fn, "case_id": case_id, column: value}
+            for (fw, t, fn), g in passed.groupby([*KEYS, "function"], sort=False)
+            for case_id, value in view.case_medians(g[["case_id", "outcome", column]].to_dict("records"),
+                                                    column).items()]
+    return pd.DataFrame(rows, columns=[*KEYS, "function", "case_id", column])
 
 
 @dataclass
@@ -246,8 +260,8 @@ def missing(r: Results) -> pd.DataFrame:
 
 def function_latency(r: Results) -> pd.DataFrame:
     """Per function and setup: the median over its passed cases of each case's warm median (Figure 2)."""
-    lat = case_latency(r, "warm_median_s")
-    return lat.groupby([*KEYS, "function"], sort=False)["warm_median_s"].median().reset_index()
+    f = functions(r)
+    return f[f["warm_median_s"].notna()][[*KEYS, "function", "warm_median_s"]].reset_index(drop=True)
 
 
 def setups(r: Results) -> pd.DataFrame:

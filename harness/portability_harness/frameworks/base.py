@@ -1,0 +1,124 @@
+"""What every framework adapter provides to the harness."""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import platform
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+
+class DeviceUnavailable(Exception):
+    """The cell's device is absent or the framework cannot use it; nothing is run on another device."""
+
+
+class Adapter:
+    name: str = ""
+    module: str = ""  # top-level import name
+    aliases: Dict[str, str] = {}  # short prefixes used in sampled names, e.g. tf -> tensorflow
+    devices: Tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.device_kind = ""
+        self.mode = "steady"
+        self.handle: Any = None  # what the `device` fixture returns
+
+    # --- before and at import -------------------------------------------------------------
+    def environment(self, device: str, mode: str) -> Dict[str, str]:
+        """Environment variables that must be set before the framework is imported."""
+        return {}
+
+    def setup(self, device: str, mode: str) -> None:
+        """Import the framework, select the device (or raise DeviceUnavailable) and set `handle`."""
+        if device not in self.devices:
+            raise DeviceUnavailable(
+                f"{self.name} has no device kind {device!r} here; choose one of {', '.join(self.devices)}"
+            )
+        self.device_kind, self.mode = device, mode
+        self._setup()
+
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    # --- facts for the header -------------------------------------------------------------
+    def version(self) -> str:
+        return str(importlib.import_module(self.module).__version__)
+
+    def device_model(self) -> str:
+        return cpu_model()
+
+    def facts(self) -> Dict[str, Any]:
+        return {}
+
+    # --- around each case and each timed call --------------------------------------------
+    def scope(self) -> "contextlib.AbstractContextManager[Any]":
+        """Entered around every case so that ops without an explicit device land on the cell's."""
+        return contextlib.nullcontext()
+
+    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Tuple[Callable[[], Any], Optional[bool]]:
+        """The zero-argument call that `bench` times, and whether it is compiled (None: not applicable)."""
+        return (lambda: fn(*args, **kwargs)), None
+
+    def sync(self, out: Any) -> None:
+        """Block until every array in `out` exists on the device."""
+
+    def snapshot(self) -> Any:
+        """State read before a timed call so that `fallback` can tell what happened during it."""
+        return None
+
+    def fallback(self, out: Any, before: Any) -> Optional[Dict[str, Any]]:
+        """Where the output (or an op) left the cell's device: None when everything stayed on it."""
+        return None
+
+    def compilations(self) -> Optional[int]:
+        """Total XLA compilations so far, where the framework exposes a counter."""
+        return None
+
+    # --- the sampled function ------------------------------------------------------------
+    def resolve(self, name: str) -> Any:
+        """The object a sampled name denotes, or raise LookupError if this version lacks it.
+
+        Attributes first, from the top-level module: the public API namespace can differ from the
+        package on disk (`tf.distribute` is not the module `tensorflow.distribute`). A submodule is
+        imported only where no attribute of that name exists yet."""
+        parts = name.split(".")
+        parts[0] = self.aliases.get(parts[0], parts[0])
+        try:
+            obj = importlib.import_module(parts[0])
+        except ImportError:
+            raise LookupError(f"{name}: module {parts[0]} cannot be imported")
+        for i in range(1, len(parts)):
+            if hasattr(obj, parts[i]):
+                obj = getattr(obj, parts[i])
+                continue
+            try:
+                obj = importlib.import_module(".".join(parts[: i + 1]))
+            except ImportError:
+                raise LookupError(f"{name}: {'.'.join(parts[:i])} has no attribute {parts[i]}")
+        return obj
+
+
+def flatten(tree: Any) -> Iterator[Any]:
+    """Leaves of nested lists, tuples, dicts and namedtuples (outputs of torch and plain Python)."""
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from flatten(v)
+    elif isinstance(tree, (list, tuple)):
+        for v in tree:
+            yield from flatten(v)
+    else:
+        yield tree
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def off_device(devices: List[str]) -> Optional[Dict[str, Any]]:
+    return {"devices": sorted(set(devices))} if devices else None

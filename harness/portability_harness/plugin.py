@@ -1,0 +1,332 @@
+"""The pytest plugin that runs inside the worker: fixtures `device` and `bench`, the `function`
+marker, missing-API detection, classification, and one fsynced record per case.
+
+Loaded with `-p portability_harness.plugin` by the supervisor, which names the config file in the
+environment. Loaded any other way (by a project's own tests), the fixtures skip.
+"""
+from __future__ import annotations
+
+import fnmatch
+import getpass
+import os
+import platform
+import re
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+import portability_harness
+from portability_harness import classify as clf
+from portability_harness.catalog import curated, module_function
+from portability_harness.frameworks import DeviceUnavailable, adapter_for
+from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
+                                          Finished, Plan, Start)
+from portability_harness.records import schema, store
+from portability_harness.timing import Measurement, Policy, measure
+
+_MISSING_PREFIX = "missing_api: "
+
+
+@dataclass
+class CaseState:
+    function: str
+    measurement: Optional[Measurement] = None
+    fallback: Optional[Dict[str, Any]] = None
+    missing: Optional[str] = None
+    chain: List = field(default_factory=list)
+    raised_in_case: bool = False
+    failed: bool = False
+    skip_reason: Optional[str] = None
+
+
+class Worker:
+    """State of one worker process: the adapter (framework imported once), the writer, the events."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.root = os.path.abspath(cfg.curated_root)
+        self.emit = Emitter(int(os.environ[ENV_EVENTS_FD]))
+        self.adapter = adapter_for(cfg.framework)
+        self.policy = Policy.named(cfg.mode, cfg.quick)
+        self.annotations = clf.load_annotations(cfg.annotations_path())
+        self.done = {c["case_id"] for c in store.read(cfg.out).cases}
+        self.writer: Optional[store.Writer] = None
+
+    def fail(self, code: Exit, message: str) -> None:
+        """End the worker: the supervisor passes the error on and exits with the code."""
+        self.emit(Error(reason=code.name.lower(), message=message, code=code))
+        pytest.exit(message, returncode=int(code))
+
+    def start(self) -> None:
+        os.environ.update(self.adapter.environment(self.cfg.device, self.cfg.mode))
+        try:
+            self.adapter.setup(self.cfg.device, self.cfg.mode)
+        except DeviceUnavailable as e:
+            self.fail(Exit.DEVICE_UNAVAILABLE, str(e))
+        header = self._header()
+        existing = store.read(self.cfg.out).header
+        if existing is not None:
+            why = schema.incompatibility(existing, header)
+            if why:
+                self.fail(Exit.INCOMPATIBLE_RESULTS, f"{self.cfg.out}: {why}; write to a new --out instead of resuming")
+        self.writer = store.Writer(self.cfg.out)
+        if existing is None:
+            self.writer.append(header)
+
+    def _header(self) -> Dict[str, Any]:
+        cfg, a = self.cfg, self.adapter
+        return schema.header(
+            run_id=cfg.run_id,
+            framework=cfg.framework,
+            framework_version=a.version(),
+            device=cfg.device,
+            device_model=a.device_model(),
+            image=cfg.image,
+            profile=cfg.profile,
+            repeat=cfg.repeat,
+            environment=cfg.environment,
+            python=platform.python_version(),
+            mode=cfg.mode,
+            quick=cfg.quick,
+            timeout_s=cfg.timeout_s,
+            host=socket.gethostname(),
+            user=getpass.getuser(),
+            runner_version=portability_harness.__version__,
+            git_commit=cfg.git_commit,
+            framework_facts=a.facts(),
+            # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
+            catalog={f.name: f.usage() for f in curated(self.root, cfg.framework)},
+        )
+
+    def case_id(self, nodeid: str) -> str:
+        return nodeid  # the worker's rootdir is the curated root, so node ids are relative to it
+
+    def selected(self, function: str) -> bool:
+        return not self.cfg.functions or any(fnmatch.fnmatchcase(function, p) for p in self.cfg.functions)
+
+    def write_case(self, **fields: Any) -> None:
+        rec = schema.case(**fields)
+        assert self.writer is not None
+        self.writer.append(rec)
+        self.done.add(rec["case_id"])
+        self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome=rec["outcome"],
+                          category=rec["category"]))
+
+    def category(self, case_id: str, chain: List, raised_in_case: bool) -> Dict[str, Any]:
+        note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version())
+        if note is not None:
+            return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
+        category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
+        return {"category": category, "category_source": "classifier"}
+
+
+_worker: Optional[Worker] = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _worker
+    config.addinivalue_line(
+        "markers", "function(name, decile, top20, paper_label=None): the sampled function a curated module covers"
+    )
+    if ENV_CONFIG not in os.environ:
+        return  # loaded outside a cell run (e.g. by the project's own tests): fixtures are inert
+    cfg = Config.read(os.environ[ENV_CONFIG])
+    # The curated modules of a framework share helpers in curated/<framework>/_support.py; pytest's
+    # importlib mode puts no test folder on sys.path, so the worker does (one framework per worker).
+    sys.path.insert(0, os.path.join(os.path.abspath(cfg.curated_root), cfg.framework))
+    pytest.register_assert_rewrite("_support")
+    _worker = Worker(cfg)
+    _worker.start()
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: Any, argname: str) -> Optional[str]:
+    """Readable case ids for dtypes and devices: test_x[float32] rather than test_x[dtype0]."""
+    if isinstance(val, (str, int, float, bool)) or val is None:
+        return None
+    name = getattr(val, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    name = getattr(val, "__name__", None) or str(val)
+    return name if len(name) < 40 and not re.search(r"[\s<>]", name) else None
+
+
+def _marker_function(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("function")
+    if marker is None:
+        return f"<no function marker: {item.nodeid.split('::')[0]}>"
+    return marker.args[0] if marker.args else marker.kwargs["name"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: List[pytest.Item]) -> None:
+    w = _worker
+    if w is None:
+        return
+    keep, dropped, done = [], [], []
+    for item in items:
+        function = _marker_function(item)
+        item.stash[_STATE] = CaseState(function=function)
+        if not w.selected(function):
+            dropped.append(item)
+        elif w.case_id(item.nodeid) in w.done:
+            dropped.append(item)
+            done.append([item.nodeid, function])
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+    w.emit(Plan(pending=[[i.nodeid, i.stash[_STATE].function] for i in keep], done=done))
+
+
+_STATE = pytest.StashKey[CaseState]()
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A module that cannot be imported is recorded as one failed case, so it is never silently lost."""
+    w = _worker
+    if w is None or not report.failed or w.case_id(report.nodeid) in w.done:
+        return
+    path = os.path.join(w.root, report.nodeid.split("::")[0])
+    function = module_function(path) or report.nodeid
+    if not w.selected(function):
+        return
+    text = str(report.longrepr)
+    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    last = errors[-1] if errors else text.strip().splitlines()[-1]
+    match = re.match(r"([\w.]+?)(?::\s*(.*))?$", last)
+    chain = [(match.group(1).split(".")[-1], match.group(2) or "")] if match else [("Error", last)]
+    w.write_case(function=function, module=report.nodeid.split("::")[0], case_id=report.nodeid, params={},
+                 outcome="failed", message=last, **w.category(report.nodeid, chain, True))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
+    w = _worker
+    if w is None:
+        yield
+        return
+    state = item.stash[_STATE]
+    w.emit(Start(case_id=item.nodeid, function=state.function))
+    t0 = time.perf_counter()
+    yield
+    duration = time.perf_counter() - t0
+    fields: Dict[str, Any] = {}
+    if state.missing is not None:
+        outcome, message = "missing_api", state.missing
+    elif state.failed:
+        outcome, message = "failed", clf.describe(state.chain)
+        fields = w.category(item.nodeid, state.chain, state.raised_in_case)
+    elif state.skip_reason is not None:
+        outcome, message = "skipped", state.skip_reason
+    else:
+        outcome, message = "passed", None
+    params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
+    w.write_case(
+        function=state.function,
+        module=item.nodeid.split("::")[0],
+        case_id=item.nodeid,
+        params=params,
+        outcome=outcome,
+        message=message,
+        duration_s=duration,
+        timing=state.measurement.as_record() if state.measurement else None,
+        fallback=state.fallback,
+        **fields,
+    )
+
+
+def _param_text(value: Any) -> str:
+    return pytest_make_parametrize_id(None, value, "") or repr(value)  # type: ignore[arg-type]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    w = _worker
+    if w is None:
+        return
+    state = item.stash[_STATE]
+    if item.get_closest_marker("function") is None:
+        raise clf.CaseError("curated module has no pytest.mark.function(name, decile, top20) marker")
+    try:
+        w.adapter.resolve(state.function)
+    except LookupError as e:
+        state.missing = str(e)
+        pytest.skip(_MISSING_PREFIX + str(e))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    w = _worker
+    if w is None:
+        yield
+        return
+    with w.adapter.scope():
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    w = _worker
+    if w is None or _STATE not in item.stash:
+        return
+    state = item.stash[_STATE]
+    if report.failed and not state.failed:
+        state.failed = True
+        if call.excinfo is not None:
+            state.chain = clf.exception_chain(call.excinfo.value)
+            innermost = call.excinfo.traceback[-1] if call.excinfo.traceback else None
+            state.raised_in_case = bool(innermost) and str(innermost.path).startswith(w.root + os.sep)
+    elif report.skipped and state.skip_reason is None and state.missing is None:
+        longrepr = report.longrepr
+        state.skip_reason = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _worker is not None and _worker.writer is not None:
+        _worker.emit(Finished())
+
+
+@pytest.fixture
+def device() -> Any:
+    """The framework's own handle for the cell's device (torch.device, jax.Device, TF device string)."""
+    if _worker is None:
+        pytest.skip("curated cases run inside `python -m portability_harness`")
+    return _worker.adapter.handle
+
+
+@pytest.fixture
+def bench(request: pytest.FixtureRequest):
+    """bench(fn, *args, **kwargs): time fn by the protocol of design.md and return its first result."""
+    w = _worker
+    if w is None:
+        pytest.skip("curated cases run inside `python -m portability_harness`")
+    state = request.node.stash[_STATE]
+    adapter = w.adapter
+
+    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
+        if state.measurement is not None:
+            raise clf.CaseError("bench may be called once per case: the timed region is one call")
+        call, compiled = adapter.prepare(fn, args, kwargs)
+        before = adapter.snapshot()
+        result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
+        measurement.compiled = compiled
+        state.measurement = measurement
+        state.fallback = adapter.fallback(result, before)
+        return result
+
+    def _bench(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return timed(None, fn, args, kwargs)
+
+    def with_setup(setup: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """bench.with_setup(setup, fn, *args): setup() runs untimed before every call of fn."""
+        return timed(setup, fn, args, kwargs)
+
+    _bench.with_setup = with_setup  # type: ignore[attr-defined]
+    return _bench

@@ -1,0 +1,204 @@
+"""The protocol between the host and the harness, and between the supervisor and its pytest worker.
+
+- `Config`: everything one cell run needs, written by the host as one JSON file and read back here.
+- Events: one JSON object a line, one vocabulary from worker to supervisor and supervisor to host.
+- `Exit`: the harness's exit codes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from enum import IntEnum
+from typing import Any, ClassVar, Dict, List, Optional, Type
+
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+DEVICE_KINDS = ("cpu", "cuda", "tpu", "xla-cpu")  # xla-cpu: PyTorch/XLA on the CPU
+MODES = ("steady", "paper")  # paper: the 2023 study's method (one call, no warm-up, jit off, strict placement)
+DEFAULT_TIMEOUT_S = 900.0  # the study's per-test limit: 15 minutes
+
+# The worker finds its config and its event pipe through these.
+ENV_CONFIG = "PORTABILITY_HARNESS_CONFIG"
+ENV_EVENTS_FD = "PORTABILITY_HARNESS_EVENTS_FD"
+
+
+class Exit(IntEnum):
+    OK = 0
+    USAGE = 2  # a bad config or results file: nothing was run
+    DEVICE_UNAVAILABLE = 3
+    INCOMPATIBLE_RESULTS = 4  # --resume into a file of another configuration
+    WORKER_DIED = 5  # the worker died before running any case
+
+
+def log_path(out: str) -> str:
+    """What the worker and pytest print goes beside the results: <results file without .jsonl>.log."""
+    return os.path.splitext(out)[0] + ".log"
+
+
+class ConfigError(Exception):
+    """The config file cannot be read: one line for the user."""
+
+
+@dataclass
+class Config:
+    """One cell run: which cases, on which device, how to measure, where to write."""
+    framework: str
+    device: str
+    out: str  # the JSON Lines results file
+    curated_root: str  # case ids are relative to this folder
+    cases: List[str] = field(default_factory=list)  # folders or modules to collect; default <root>/<framework>
+    mode: str = "steady"
+    quick: bool = False  # few warm samples: checks cases, not for results
+    functions: List[str] = field(default_factory=list)  # fnmatch patterns over sampled names; empty: all
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per case
+    resume: bool = False  # continue `out`, skipping the cases it holds
+    run_id: str = ""
+    profile: str = ""
+    image: str = ""
+    repeat: int = 1
+    environment: str = ""  # what realised the image: a Docker image tag and id, or a venv
+    git_commit: Optional[str] = None  # the host checkout's commit (an image has no git)
+    annotations: Optional[str] = None  # default <curated_root>/annotations.json
+
+    def case_paths(self) -> List[str]:
+        return self.cases or [os.path.join(self.curated_root, self.framework)]
+
+    def annotations_path(self) -> str:
+        return self.annotations or os.path.join(self.curated_root, "annotations.json")
+
+    @property
+    def log_path(self) -> str:
+        return log_path(self.out)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    def write(self, path: str) -> str:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+        return path
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Config":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"unknown config keys {', '.join(unknown)}: the host runner is newer than this "
+                              "harness; rebuild the environment")
+        try:
+            cfg = cls(**data)
+        except TypeError as e:
+            raise ConfigError(f"incomplete config: {e}")
+        if cfg.framework not in FRAMEWORKS:
+            raise ConfigError(f"unknown framework {cfg.framework!r}; choose one of {', '.join(FRAMEWORKS)}")
+        if cfg.device not in DEVICE_KINDS:
+            raise ConfigError(f"unknown device kind {cfg.device!r}; choose one of {', '.join(DEVICE_KINDS)}")
+        if cfg.mode not in MODES:
+            raise ConfigError(f"unknown mode {cfg.mode!r}; choose one of {', '.join(MODES)}")
+        return cfg
+
+    @classmethod
+    def read(cls, path: str) -> "Config":
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"cannot read the config {path}: {e}")
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path} is not a JSON object")
+        return cls.from_dict(data)
+
+
+# --- events --------------------------------------------------------------------------------------------------
+
+@dataclass
+class Event:
+    """One line of the event stream. Subclasses name their `kind`; fields are JSON values."""
+    kind: ClassVar[str] = ""
+
+    def encode(self) -> bytes:
+        return (json.dumps({"event": self.kind, **asdict(self)}, default=str) + "\n").encode("utf-8")
+
+
+@dataclass
+class Plan(Event):
+    """The cases this run will do and those the results file already holds: [case id, function] pairs."""
+    kind: ClassVar[str] = "plan"
+    pending: List[List[str]] = field(default_factory=list)
+    done: List[List[str]] = field(default_factory=list)
+
+
+@dataclass
+class Start(Event):
+    kind: ClassVar[str] = "start"
+    case_id: str = ""
+    function: str = ""
+
+
+@dataclass
+class CaseEnd(Event):
+    """A case's record is written."""
+    kind: ClassVar[str] = "case"
+    case_id: str = ""
+    function: str = ""
+    outcome: str = ""
+    category: Optional[str] = None
+
+
+@dataclass
+class Restart(Event):
+    """The supervisor replaced a worker that died or hung."""
+    kind: ClassVar[str] = "restart"
+    reason: str = ""
+    restarts: int = 0
+
+
+@dataclass
+class Notice(Event):
+    """Something the user should know that does not stop the run (a torn line dropped on resume)."""
+    kind: ClassVar[str] = "warning"
+    message: str = ""
+
+
+@dataclass
+class Error(Event):
+    """The run cannot go on: `reason` is an Exit name in lower case, `message` one line for the user."""
+    kind: ClassVar[str] = "error"
+    reason: str = ""
+    message: str = ""
+    code: int = int(Exit.USAGE)
+
+
+@dataclass
+class Finished(Event):
+    kind: ClassVar[str] = "finished"
+    counts: Dict[str, int] = field(default_factory=dict)
+
+
+EVENTS: Dict[str, Type[Event]] = {cls.kind: cls for cls in (Plan, Start, CaseEnd, Restart, Notice, Error, Finished)}
+
+
+def decode(line: bytes) -> Optional[Event]:
+    """The event on one line, or None for anything else (a stray print, a half line)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("event") not in EVENTS:
+        return None
+    cls = EVENTS[data["event"]]
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+class Emitter:
+    """Writes events to a file descriptor: the worker's pipe, or the supervisor's stdout."""
+
+    def __init__(self, fd: Optional[int] = None):
+        self.fd = 1 if fd is None else fd
+
+    def __call__(self, event: Event) -> None:
+        data = event.encode()
+        while data:
+            data = data[os.write(self.fd, data):]

@@ -1,0 +1,117 @@
+"""The results record: one JSON object a line, three kinds (header, case, footer).
+
+Plain dicts built by small functions (the harness has the standard library only); the keys written here
+are the schema. Bump SCHEMA when a key changes meaning, and teach `migrate` to read the older one.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any, Dict, List, Optional
+
+# 1: the first version.
+# 2: the header carries `catalog` (each curated function's usage decile, top-20 flag and paper label).
+SCHEMA = 2
+
+OUTCOMES = ("passed", "failed", "skipped", "missing_api")
+CATEGORIES = (
+    "not_implemented",
+    "type",
+    "precision",
+    "memory",
+    "timeout",
+    "crash",
+    "case_error",
+    "other",
+)
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def header(**fields: Any) -> Dict[str, Any]:
+    """fields: run_id, framework, framework_version, device, device_model, image, profile, python,
+    mode, host, runner_version, git_commit, catalog (and any extra facts, such as placement mode)."""
+    return {"record": "header", "schema": SCHEMA, "started_at": now(), **fields}
+
+
+def case(
+    *,
+    function: str,
+    module: str,
+    case_id: str,
+    params: Dict[str, str],
+    outcome: str,
+    category: Optional[str] = None,
+    message: Optional[str] = None,
+    duration_s: float = 0.0,
+    timing: Optional[Dict[str, Any]] = None,
+    fallback: Optional[Dict[str, Any]] = None,
+    **extra: Any,
+) -> Dict[str, Any]:
+    """One case's record. `timing` holds the bench measurement (see harness.timing.Measurement.as_record)."""
+    assert outcome in OUTCOMES, outcome
+    assert category is None or category in CATEGORIES, category
+    timing = timing or {}
+    return {
+        "record": "case",
+        "function": function,
+        "module": module,
+        "case_id": case_id,
+        "params": params,
+        "outcome": outcome,
+        "category": category,
+        "message": first_line(message),
+        "duration_s": duration_s,
+        "cold_s": timing.get("cold_s"),
+        "warm_samples_s": timing.get("warm_samples_s", []),
+        "warm_count": timing.get("warm_count", 0),
+        "warm_median_s": timing.get("warm_median_s"),
+        "warm_q1_s": timing.get("warm_q1_s"),
+        "warm_q3_s": timing.get("warm_q3_s"),
+        "compiled": timing.get("compiled"),
+        "recompiles": timing.get("recompiles"),
+        "fallback": fallback,
+        **extra,
+    }
+
+
+def footer(counts: Dict[str, int], **fields: Any) -> Dict[str, Any]:
+    return {"record": "footer", "finished_at": now(), "counts": counts, **fields}
+
+
+def first_line(message: Optional[str], limit: int = 500) -> Optional[str]:
+    if message is None:
+        return None
+    for line in str(message).splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
+
+
+def count_outcomes(cases: List[Dict[str, Any]]) -> Dict[str, int]:
+    counts = {o: 0 for o in OUTCOMES}
+    for c in cases:
+        counts[c["outcome"]] += 1
+    return counts
+
+
+# Header facts that must agree for a resumed run to append to a results file.
+RESUME_KEYS = ("framework", "framework_version", "device", "mode", "profile")
+
+
+def incompatibility(existing: Dict[str, Any], new: Dict[str, Any]) -> Optional[str]:
+    """Why records of the `new` header cannot be appended after the `existing` one, or None when they can."""
+    diff = [k for k in RESUME_KEYS if existing.get(k) != new.get(k)]
+    if not diff:
+        return None
+    return "it holds results of another configuration (" + ", ".join(
+        f"{k}={existing.get(k)!r} not {new.get(k)!r}" for k in diff) + ")"
+
+
+def migrate(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record of an older schema in the current shape. A header keeps its `schema` (what was written);
+    schema 1 headers had no catalog."""
+    if record.get("record") == "header" and isinstance(record.get("schema"), int) and record["schema"] < 2:
+        record = dict(record, catalog=record.get("catalog"))
+    return record

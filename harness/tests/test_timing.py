@@ -1,0 +1,82 @@
+"""The timing protocol on a plain Python callable: cold call apart, warm-up, sample bounds, paper mode."""
+from __future__ import annotations
+
+import time
+
+from portability_harness.timing import Policy, measure
+
+
+def test_steady_takes_at_least_min_count_and_min_time():
+    calls = []
+    policy = Policy(warmup_count=2, warmup_time_s=0.0, min_count=5, min_time_s=0.05, max_time_s=1.0)
+    first, m = measure(lambda: calls.append(1) or len(calls), lambda out: None, policy)
+    assert first == 1  # the result of the first call
+    assert len(m.warm_samples_s) >= 5
+    assert sum(m.warm_samples_s) <= 1.0 + 0.1
+    assert len(calls) >= 1 + 2 + len(m.warm_samples_s)
+    rec = m.as_record()
+    assert rec["warm_q1_s"] <= rec["warm_median_s"] <= rec["warm_q3_s"]
+
+
+def test_cold_call_is_timed_apart_from_warm_samples():
+    state = {"first": True}
+
+    def fn():
+        if state["first"]:
+            state["first"] = False
+            time.sleep(0.05)  # stands for compilation on the first call
+
+    _, m = measure(fn, lambda out: None, Policy.named("steady", quick=True))
+    assert m.cold_s >= 0.05
+    assert max(m.warm_samples_s) < 0.05
+
+
+def test_sync_ends_every_sample():
+    synced = []
+    _, m = measure(lambda: 1, synced.append, Policy(warmup_count=1, warmup_time_s=0, min_count=3, min_time_s=0))
+    assert len(synced) == 1 + 1 + len(m.warm_samples_s)
+
+
+def test_cap_bounds_a_slow_function():
+    _, m = measure(lambda: time.sleep(0.02), lambda out: None,
+                   Policy(warmup_count=0, warmup_time_s=0, min_count=1000, min_time_s=0, max_time_s=0.1))
+    assert len(m.warm_samples_s) < 10
+
+
+def test_paper_mode_is_one_timed_call():
+    calls = []
+    _, m = measure(lambda: calls.append(1), lambda out: None, Policy.named("paper"))
+    assert len(calls) == 1 and m.warm_samples_s == [m.cold_s]
+
+
+def test_recompilations_during_warm_samples_are_counted():
+    count = {"n": 0}
+
+    def fn():
+        count["n"] += 1  # every call "compiles"
+
+    _, m = measure(fn, lambda out: None, Policy(warmup_count=1, warmup_time_s=0, min_count=4, min_time_s=0),
+                   counter=lambda: count["n"])
+    assert m.recompiles == len(m.warm_samples_s)
+
+
+def test_record_keeps_every_statistic_but_a_bounded_sample_list():
+    _, m = measure(lambda: None, lambda out: None,
+                   Policy(warmup_count=0, warmup_time_s=0, min_count=5000, min_time_s=0, max_time_s=5))
+    rec = m.as_record()
+    assert rec["warm_count"] == len(m.warm_samples_s) >= 5000
+    assert len(rec["warm_samples_s"]) <= 1000
+    assert rec["warm_samples_s"][0] == m.warm_samples_s[0]
+
+
+def test_setup_runs_before_every_call_and_outside_the_timed_region():
+    log = []
+
+    def setup():
+        log.append("setup")
+        time.sleep(0.02)  # stands for refilling a queue or clearing an export folder
+
+    _, m = measure(lambda: log.append("call"), lambda out: None,
+                   Policy(warmup_count=2, warmup_time_s=0, min_count=5, min_time_s=0), setup=setup)
+    assert log == ["setup", "call"] * (1 + 2 + len(m.warm_samples_s))
+    assert max(m.warm_samples_s) < 0.02 and m.cold_s < 0.02

@@ -1,0 +1,69 @@
+"""Runs planned cells into a RunDir, one after another on this host (never side by side: a neighbour would
+disturb the timings). Each cell's environment is prepared by its backend once, then each repeat runs the
+harness on its own config; a cell that fails is recorded and the run goes on with the next.
+"""
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Callable, Optional, Protocol
+
+from portability_harness.protocol import Event
+
+from runner import backends
+from runner.errors import UserError
+from runner.plan import Cell
+from runner.project import Project
+from runner.rundir import RUNNABLE, CellState, RunDir
+
+
+class Display(Protocol):
+    """The live view of one cell repeat: takes its events and log lines."""
+
+    def __call__(self, event: Event) -> None: ...
+
+    def log(self, message: str) -> None: ...
+
+
+# display(cell, repeat, index, total) -> a context manager giving the Display of that repeat
+DisplayFactory = Callable[[Cell, int, int, int], AbstractContextManager]
+
+
+def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
+        on_error: Callable[[Cell, str], None] = lambda c, e: None) -> dict:
+    """Run the runnable cells of the plan; returns merged.json's record as it stands at the end."""
+    states = rundir.begin(cells, resume)
+    todo = [s for s in states if s.status in RUNNABLE]
+    merged = rundir.publish(states)
+    for index, state in enumerate(todo, 1):
+        state.status, state.reason = "running", None
+        rundir.save(states)
+        try:
+            run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
+            state.status = "done"
+        except UserError as e:  # one failed cell is recorded; the run goes on
+            state.status, state.reason = "failed", str(e)
+            on_error(state.cell, str(e))
+        finally:  # also when interrupted: the cell stays `running` and --resume continues it
+            rundir.save(states)
+            merged = rundir.publish(states)
+    return merged
+
+
+def run_cell(project: Project, state: CellState, rundir: RunDir,
+             display: Callable[[int], AbstractContextManager]) -> None:
+    """Every repeat of one cell that has not finished in this folder yet."""
+    cell = state.cell
+    backend = backends.get(cell.backend, project)
+    environment: Optional[backends.Environment] = None
+    for repeat in range(1, cell.repeats + 1):
+        out = rundir.results_file(cell, repeat)
+        if out.name not in state.files:
+            state.files.append(out.name)
+        if rundir.finished(out):
+            continue  # this repeat finished before the run was stopped
+        with display(repeat) as d:
+            environment = environment or backend.prepare(cell, d.log)
+            config = cell.config(out, project.curated_dir, repeat, rundir.run_id, resume=out.exists(),
+                                 environment=environment.description, git_commit=project.git_commit)
+            for event in environment.run(config):
+                d(event)

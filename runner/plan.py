@@ -1,0 +1,118 @@
+"""The plan: matrix.toml plus the command line's options, resolved once into frozen cells.
+
+Precedence, applied here and nowhere else: an option given on the command line, then the matrix.toml
+[[override]]s that match the cell (in the order written), then [matrix], then the defaults in matrix.py.
+A cell also knows why it cannot run (excluded, a device this host lacks, no selected function, a backend
+that cannot serve the device); everything downstream (engine, backend, harness) reads cells and never
+re-derives a setting.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from portability_harness.protocol import Config
+
+from runner import backends, devices
+from runner.images import ImageSpec
+from runner.matrix import Profile
+from runner.project import Project
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line asked for; None (or empty) leaves the choice to matrix.toml."""
+    profiles: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()  # only these images (runner bench); default: the matrix's cells
+    backend: str = "auto"
+    functions: tuple[str, ...] = ()  # fnmatch patterns over sampled names
+    quick: bool = False
+    mode: Optional[str] = None
+    timeout_s: Optional[float] = None
+    repeats: Optional[int] = None
+    base: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One image for one profile, with every setting resolved."""
+    image: ImageSpec
+    profile: Profile  # the matrix's profile with the matching overrides applied
+    backend: str  # local or docker
+    repeats: int
+    timeout_s: float  # per case
+    cell_timeout_s: float  # docker: the container is killed after this
+    mode: str
+    quick: bool
+    functions: tuple[str, ...]  # the patterns that select functions of this framework; () selects all
+    base: Optional[str]  # docker: the base image; None for the local backend
+    excluded: Optional[str] = None  # the [[exclude]]'s reason
+    blocked: Optional[str] = None  # why this host cannot run it
+
+    @property
+    def name(self) -> str:
+        return self.image.name
+
+    @property
+    def framework(self) -> str:
+        return self.image.framework
+
+    @property
+    def device(self) -> str:
+        return self.image.device
+
+    @property
+    def key(self) -> str:
+        return f"{self.image.name}/{self.profile.name}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.image.name} ({self.profile.name})"
+
+    @property
+    def runnable(self) -> bool:
+        return self.excluded is None and self.blocked is None
+
+    @property
+    def initial_status(self) -> str:
+        return "excluded" if self.excluded else "not_run" if self.blocked else "pending"
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.excluded or self.blocked
+
+    def config(self, out: Path, curated_root: Path, repeat: int, run_id: str, resume: bool, environment: str,
+               git_commit: Optional[str]) -> Config:
+        """The harness config of one repeat of this cell."""
+        return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
+                      mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
+                      resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
+                      environment=environment, git_commit=git_commit)
+
+
+def plan(project: Project, options: Options) -> list[Cell]:
+    """The cells of the given profiles (default: matrix.toml's) and images (default: the matrix's cells)."""
+    m = project.matrix
+    backend = backends.choose(options.backend)
+    names = options.images or tuple(project.cell_images())
+    cells = []
+    for profile_name in options.profiles or tuple(m.matrix_profiles):
+        m.profile(profile_name)  # an unknown profile is an error before anything runs
+        for name in names:
+            spec = project.image(name)
+            s = m.settings(spec.name, spec.framework, spec.device, profile_name)
+            functions = project.matching(spec.framework, options.functions)
+            blocked = (devices.absent_reason(spec.device)
+                       or (f"--functions selects no curated {spec.framework} function"
+                           if options.functions and not functions else None)
+                       or backends.unavailable_reason(backend, spec.device))
+            base = None
+            if backend == "docker" and not s.excluded:
+                base = options.base or s.base or s.profile.base_for(spec.device)
+            cells.append(Cell(
+                image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
+                timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s,
+                mode=options.mode or s.mode, quick=options.quick, functions=functions, base=base,
+                excluded=s.excluded, blocked=None if s.excluded else blocked))
+    return cells

@@ -1,0 +1,162 @@
+"""A results folder and everything about its layout: the one owner of results/<run-id>/.
+
+    <framework>-<device>-<profile>[-r<n>].jsonl   one cell repeat's records, appended by the harness
+    <same name>.log                               what the framework and pytest printed
+    matrix.json                                   the plan: each cell with its status, reason and files
+    merged.json                                   every cell with its records (raw samples left out)
+    summary.md                                    a table of the cells
+
+A new run refuses a folder that already holds a run or results; `--resume` continues one, keeping what
+finished. After every cell the state, merged.json and summary.md are rewritten whole.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from portability_harness.protocol import log_path
+from portability_harness.records import schema, store
+
+from runner import files, view
+from runner.errors import UserError
+from runner.plan import Cell
+
+RUNNABLE = ("pending", "failed", "running")
+_RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
+
+
+@dataclass
+class CellState:
+    """A planned cell and what happened to it in this folder."""
+    cell: Cell
+    status: str  # pending, running, done, failed, not_run, excluded
+    reason: Optional[str] = None
+    files: list[str] = field(default_factory=list)
+
+    def entry(self) -> dict[str, Any]:
+        c = self.cell
+        return {"key": c.key, "image": c.name, "framework": c.framework, "device": c.device, "profile": c.profile.name,
+                "repeats": c.repeats, "status": self.status, "reason": self.reason, "backend": c.backend,
+                "files": self.files}
+
+
+class RunDir:
+    STATE = "matrix.json"
+    MERGED = "merged.json"
+    SUMMARY = "summary.md"
+
+    def __init__(self, path: Path):
+        self.path = path.resolve()
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @classmethod
+    def new(cls, results: Path) -> "RunDir":
+        return cls(results / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+
+    @staticmethod
+    def latest(results: Path) -> "RunDir":
+        """The run under `results` whose results were written last."""
+        runs = [d for d in results.glob("*/") if any(d.glob("*.jsonl"))] if results.is_dir() else []
+        if not runs:
+            raise UserError(f"no run under {results}; run `make matrix` (or `runner bench`) first, or name a results "
+                            "folder")
+        return RunDir(max(runs, key=lambda d: max(f.stat().st_mtime for f in d.glob("*.jsonl"))))
+
+    # --- layout ------------------------------------------------------------------------------------------------
+
+    def results_file(self, cell: Cell, repeat: int) -> Path:
+        suffix = f"-r{repeat}" if cell.repeats > 1 else ""
+        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{suffix}.jsonl"
+
+    def log_file(self, results_file: Path) -> Path:
+        return Path(log_path(str(results_file)))
+
+    def result_files(self) -> list[Path]:
+        return sorted(self.path.glob("*.jsonl"))
+
+    @staticmethod
+    def finished(results_file: Path) -> bool:
+        """Whether this repeat ran to its footer (a resumed run skips it)."""
+        try:
+            return store.read(str(results_file)).footer is not None
+        except store.CorruptResults as e:
+            raise UserError(str(e))
+
+    # --- state -------------------------------------------------------------------------------------------------
+
+    def begin(self, cells: list[Cell], resume: bool) -> list[CellState]:
+        """The cells' states in this folder: fresh ones for a new run (which must not overwrite anything), or
+        those of the earlier run for --resume (what finished stays finished; cells new to the plan are added)."""
+        states = [CellState(c, c.initial_status, c.reason) for c in cells]
+        if resume:
+            if not self.path.exists():
+                raise UserError(f"--resume: {self.path} does not exist; pass the --out of the run to continue")
+            previous = self._previous()
+            for s in states:
+                before = previous.get(s.cell.key)
+                if before and s.status == "pending":
+                    s.files = before.get("files", [])
+                    if before.get("status") == "done":
+                        s.status = "done"
+            return states
+        if (self.path / self.STATE).exists():
+            raise UserError(f"{self.path} already holds a run; pass --resume to continue it or choose another --out")
+        for s in states:
+            out = self.results_file(s.cell, 1)
+            if s.status == "pending" and store.holds_results(str(out)):
+                raise UserError(f"{out} already holds results; pass --resume to continue it or choose another --out")
+        self.path.mkdir(parents=True, exist_ok=True)
+        return states
+
+    def _previous(self) -> dict[str, dict]:
+        path = self.path / self.STATE
+        if not path.exists():
+            return {}
+        try:
+            return {c["key"]: c for c in json.loads(path.read_text())["cells"]}
+        except (ValueError, KeyError, TypeError) as e:
+            raise UserError(f"{path} is damaged ({e}); move it away and rerun with --resume, or choose another --out")
+
+    def save(self, states: list[CellState]) -> None:
+        files.write_json(self.path / self.STATE, {"run_id": self.run_id, "cells": [s.entry() for s in states]})
+
+    def publish(self, states: list[CellState]) -> dict[str, Any]:
+        """merged.json and summary.md as the cells stand now; returns the merged record."""
+        merged = {"schema": schema.SCHEMA, "run_id": self.run_id,
+                  "merged_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  "cells": [self._merged_cell(s) for s in states]}
+        files.write_json(self.path / self.MERGED, merged)
+        files.write_text(self.path / self.SUMMARY, view.summary_markdown(merged))
+        return merged
+
+    def _merged_cell(self, state: CellState) -> dict[str, Any]:
+        entry = {k: v for k, v in state.entry().items() if k not in ("key", "files")}
+        entry["runs"] = []
+        for name in state.files:
+            path = self.path / name
+            if not path.exists():
+                continue
+            try:
+                contents = store.read(str(path))
+            except store.CorruptResults as e:
+                entry["runs"].append({"file": name, "error": str(e)})
+                continue
+            entry["runs"].append({
+                "file": name, "header": contents.header, "footer": contents.footer, "torn": contents.torn is not None,
+                "cases": [{k: v for k, v in c.items() if k not in _RAW} for c in contents.cases]})
+        return entry
+
+    # --- reading a folder back (the report) --------------------------------------------------------------------
+
+    def merged_cells(self) -> list[dict[str, Any]]:
+        """The cells of merged.json (status and reason of each); raises ValueError if it is unreadable."""
+        path = self.path / self.MERGED
+        if not path.exists():
+            return []
+        return json.loads(path.read_text())["cells"]

@@ -1,0 +1,107 @@
+"""What a run's records say per function and per cell: the one definition of a function's verdict and
+latency, shared by the live summary of a run (summary.md, the tables `runner bench` prints) and the report.
+
+A function's verdict on a setup counts every repeat's cases (records.verdicts). A case's latency is the
+median over repeats of its warm median; a function's latency is the median over its passed cases.
+"""
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
+
+from portability_harness.records import verdicts
+
+Record = dict[str, Any]
+
+
+@dataclass
+class FunctionRow:
+    function: str
+    verdict: str
+    cases: int  # distinct cases
+    failed: int  # distinct cases that failed in some repeat
+    warm_median_s: Optional[float]
+
+
+def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict[str, float]:
+    """Per passed case: the median over repeats of `column` (warm_median_s or cold_s)."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for c in cases:
+        value = c.get(column)
+        if c["outcome"] == "passed" and value is not None and value == value:  # not None, not NaN
+            values[c["case_id"]].append(value)
+    return {case_id: statistics.median(v) for case_id, v in values.items()}
+
+
+def function_rows(cases: Iterable[Record]) -> list[FunctionRow]:
+    """One row per function of one setup's case records (any number of repeats), in order of appearance."""
+    rows = []
+    for function, group in verdicts.by_function(cases).items():
+        medians = list(case_medians(group).values())
+        rows.append(FunctionRow(function, verdicts.verdict(group), len({c["case_id"] for c in group}),
+                                len({c["case_id"] for c in group if c["outcome"] == "failed"}),
+                                statistics.median(medians) if medians else None))
+    return rows
+
+
+def format_seconds(s: Optional[float]) -> str:
+    if s is None or s != s:  # None or NaN
+        return "-"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+# --- a run's cells ----------------------------------------------------------------------------------------------
+
+@dataclass
+class CellRow:
+    image: str
+    profile: str
+    backend: str
+    status: str
+    device_model: str
+    repeats: int
+    functions: dict[str, int]  # verdict -> number of functions, over every repeat's cases
+    cases: dict[str, int]  # outcome -> number of case records
+    reason: str
+
+
+CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
+
+
+def cell_rows(merged: dict) -> list[CellRow]:
+    out = []
+    for c in merged["cells"]:
+        runs = [r for r in c.get("runs", []) if "cases" in r]
+        cases = [case for r in runs for case in r["cases"]]
+        header = next((r["header"] for r in runs if r.get("header")), None) or {}
+        functions: dict[str, int] = defaultdict(int)
+        for row in function_rows(cases):
+            functions[row.verdict] += 1
+        outcomes: dict[str, int] = defaultdict(int)
+        for case in cases:
+            outcomes[case["outcome"]] += 1
+        out.append(CellRow(c["image"], c["profile"], c.get("backend") or "-", c["status"],
+                           header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
+                           c.get("reason") or ""))
+    return out
+
+
+def cell_values(r: CellRow) -> list[str]:
+    functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
+    cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
+    return [f"{r.image} {r.profile}", r.backend, r.status.replace("_", " "), str(r.repeats), r.device_model,
+            functions, cases, r.reason]
+
+
+def summary_markdown(merged: dict) -> str:
+    lines = [f"# Run {merged['run_id']}", "", f"Merged at {merged['merged_at']}; "
+             "function verdicts count every repeat's cases.", "",
+             "| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
+    for r in cell_rows(merged):
+        lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,96 @@
+"""The plan resolves each cell once: a command-line option beats a matching [[override]], which beats [matrix],
+which beats the defaults; and it says why a cell cannot run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from portability_harness.protocol import DEFAULT_TIMEOUT_S
+
+from runner import matrix
+from runner.errors import UserError
+from runner.matrix import DEFAULT_CELL_TIMEOUT_S
+from runner.plan import Options, plan
+from runner.project import Project
+
+PROFILE = """
+[profiles.p]
+python = "3.11"
+packages = { jax = "0.10.2", jaxlib = "0.10.2", torch = "2.13.0", pytest = "8.3.5" }
+bases = { cpu = "python:{python}-slim" }
+"""
+
+
+def project(tmp_path: Path, text: str) -> Project:
+    (tmp_path / "matrix.toml").write_text(text)
+    return Project(ROOT, matrix.load(tmp_path / "matrix.toml"))
+
+
+def cells(p: Project, **options) -> dict:
+    return {c.key: c for c in plan(p, Options(backend="local", **options))}
+
+
+def test_defaults_apply_when_nothing_is_said(tmp_path):
+    c = cells(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\n' + PROFILE))["jax-cpu/p"]
+    assert (c.repeats, c.timeout_s, c.cell_timeout_s, c.mode, c.quick) == (1, DEFAULT_TIMEOUT_S,
+                                                                           DEFAULT_CELL_TIMEOUT_S, "steady", False)
+    assert c.functions == () and c.backend == "local" and c.base is None and c.runnable
+
+
+def test_matrix_beats_defaults_override_beats_matrix_cli_beats_both(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax", "torch"]\nprofiles = ["p"]\nrepeats = 3\ntimeout = 60\n'
+                'mode = "paper"\n' + PROFILE + '[[override]]\nimage = "torch-cpu"\nrepeats = 5\ntimeout = 30\n'
+                'packages = { torch = "2.9.0" }\n')
+    plain = cells(p)
+    assert (plain["jax-cpu/p"].repeats, plain["jax-cpu/p"].timeout_s, plain["jax-cpu/p"].mode) == (3, 60, "paper")
+    assert (plain["torch-cpu/p"].repeats, plain["torch-cpu/p"].timeout_s) == (5, 30)
+    assert plain["torch-cpu/p"].profile.packages["torch"] == "2.9.0"
+    assert plain["jax-cpu/p"].profile.packages["torch"] == "2.13.0"  # the override touched only its cell
+    told = cells(p, repeats=2, timeout_s=10.0, mode="steady", quick=True)
+    for key in ("jax-cpu/p", "torch-cpu/p"):
+        assert (told[key].repeats, told[key].timeout_s, told[key].mode, told[key].quick) == (2, 10.0, "steady", True)
+    assert told["torch-cpu/p"].profile.packages["torch"] == "2.9.0"  # pins are matrix.toml's alone
+
+
+def test_the_docker_base_comes_from_the_option_the_override_or_the_profile(tmp_path):
+    text = '[matrix]\nframeworks = ["jax", "torch"]\nprofiles = ["p"]\n' + PROFILE
+    p = project(tmp_path, text + '[[override]]\nimage = "torch-cpu"\nbase = "debian:{python}"\n')
+    # Planning docker cells of CPU images asks no engine: the base is resolved from the inputs alone.
+    docker = {c.key: c for c in plan(p, Options(backend="docker"))}
+    assert docker["jax-cpu/p"].base == "python:3.11-slim" and docker["torch-cpu/p"].base == "debian:3.11"
+    forced = {c.key: c for c in plan(p, Options(backend="docker", base="mine:1"))}
+    assert {c.base for c in forced.values()} == {"mine:1"}
+    assert cells(p)["jax-cpu/p"].base is None  # the local backend has no base image
+
+
+def test_a_cell_says_why_it_cannot_run(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax", "torch"]\ndevices = ["cpu", "cuda"]\nprofiles = ["p"]\n'
+                + PROFILE + '[[exclude]]\nimage = "torch-cpu"\nreason = "not today"\n')
+    c = cells(p, functions=("jax.numpy.add", "jax.nothing"))
+    assert c["jax-cpu/p"].runnable and c["jax-cpu/p"].functions == ("jax.numpy.add",)
+    assert c["torch-cpu/p"].initial_status == "excluded" and c["torch-cpu/p"].reason == "not today"
+    assert c["jax-cuda/p"].initial_status == "not_run" and "no NVIDIA GPU" in c["jax-cuda/p"].reason
+    c = cells(p, functions=("torch.add",))
+    assert c["jax-cpu/p"].initial_status == "not_run"
+    assert c["jax-cpu/p"].reason == "--functions selects no curated jax function"
+
+
+def test_the_plan_reads_each_input_once_and_changes_nothing(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\n' + PROFILE)
+    options = Options(backend="auto")
+    first = plan(p, options)
+    assert options.backend == "auto"  # the options are not rewritten
+    assert plan(p, options) == first
+    with pytest.raises(UserError, match="unknown profile 'q'"):
+        plan(p, Options(profiles=("q",), backend="local"))
+
+
+def test_a_cell_gives_the_harness_config_of_each_repeat(tmp_path):
+    (c,) = plan(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\ntimeout = 60\n' + PROFILE),
+                Options(backend="local", functions=("jax.numpy.*",), quick=True))
+    cfg = c.config(tmp_path / "x.jsonl", ROOT / "curated", repeat=2, run_id="r", resume=True,
+                   environment="venv x", git_commit="abc")
+    assert (cfg.framework, cfg.device, cfg.profile, cfg.image, cfg.repeat, cfg.timeout_s) == (
+        "jax", "cpu", "p", "jax-cpu", 2, 60)
+    assert cfg.functions == ["jax.numpy.*"] and cfg.quick and cfg.resume and cfg.git_commit == "abc"
