@@ -1,16 +1,18 @@
 """Runs planned cells into a RunDir, one after another on this host (never side by side: a neighbour would
 disturb the timings). Each cell's environment is prepared by its backend once, then each repeat runs the
-harness on its own config; a cell that fails is recorded and the run goes on with the next.
+harness on its own config; a cell that fails is recorded and the run goes on with the next. A signal
+(errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
+are marked interrupted and --resume continues them.
 """
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, closing
 from typing import Callable, Optional, Protocol
 
 from portability_harness.protocol import Event
 
 from runner import backends
-from runner.errors import UserError
+from runner.errors import Stopped, UserError
 from runner.plan import Cell
 from runner.project import Project
 from runner.rundir import RUNNABLE, CellState, RunDir
@@ -33,19 +35,32 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, displ
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end."""
     states = rundir.begin(cells, resume)
     todo = [s for s in states if s.status in RUNNABLE]
-    merged = rundir.publish(states)
-    for index, state in enumerate(todo, 1):
-        state.status, state.reason = "running", None
-        rundir.save(states)
+    status = "running"
+    merged = rundir.publish(states, status)
+    try:
+        for index, state in enumerate(todo, 1):
+            state.status, state.reason = "running", None
+            rundir.save(states, status)
+            try:
+                run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
+                state.status = "done"
+            except UserError as e:  # one failed cell is recorded; the run goes on
+                state.status, state.reason = "failed", str(e)
+                on_error(state.cell, str(e))
+            except Stopped:
+                state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
+                status = "interrupted"
+                raise
+            finally:
+                rundir.save(states, status)
+                merged = rundir.publish(states, status)
+        status = "finished"
+    finally:
         try:
-            run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
-            state.status = "done"
-        except UserError as e:  # one failed cell is recorded; the run goes on
-            state.status, state.reason = "failed", str(e)
-            on_error(state.cell, str(e))
-        finally:  # also when interrupted: the cell stays `running` and --resume continues it
-            rundir.save(states)
-            merged = rundir.publish(states)
+            rundir.save(states, status)
+            merged = rundir.publish(states, status)
+        finally:
+            rundir.release()
     return merged
 
 
@@ -55,15 +70,21 @@ def run_cell(project: Project, state: CellState, rundir: RunDir,
     cell = state.cell
     backend = backends.get(cell.backend, project)
     environment: Optional[backends.Environment] = None
-    for repeat in range(1, cell.repeats + 1):
-        out = rundir.results_file(cell, repeat)
-        if out.name not in state.files:
-            state.files.append(out.name)
-        if rundir.finished(out):
-            continue  # this repeat finished before the run was stopped
-        with display(repeat) as d:
-            environment = environment or backend.prepare(cell, d.log)
-            config = cell.config(out, project.curated_dir, repeat, rundir.run_id, resume=out.exists(),
-                                 environment=environment.description, git_commit=project.git_commit)
-            for event in environment.run(config):
-                d(event)
+    try:
+        for repeat in range(1, cell.repeats + 1):
+            out = rundir.results_file(cell, repeat)
+            if out.name not in state.files:
+                state.files.append(out.name)
+            if rundir.finished(out):
+                continue  # this repeat finished before the run was stopped
+            with display(repeat) as d:
+                environment = environment or backend.prepare(cell, d.log, rundir.install_log(cell))
+                config = cell.config(out, project.curated_dir, repeat, rundir.run_id, resume=out.exists(),
+                                     environment=environment.description, git_commit=project.git_commit)
+                # closing(): on a signal the harness is stopped at once and records its case as interrupted.
+                with closing(environment.run(config)) as events:
+                    for event in events:
+                        d(event)
+    finally:
+        if environment is not None:
+            environment.close()

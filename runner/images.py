@@ -55,8 +55,11 @@ class ImageSpec:
         return lines
 
     def constraints(self, profile: Profile) -> list[str]:
-        """Every plain pin of the profile, so that a dependency the image pulls in gets the profile's version."""
-        lines = [f"{name}=={v}" for name, v in sorted(_pins(profile).items()) if _VERSION.match(v)]
+        """Every other plain pin of the profile, so that a dependency the image pulls in gets the profile's
+        version. The image's own packages are pinned as requirements only: pip reports a pin that does not
+        exist as "no matching distribution" only when it is not a constraint too."""
+        own = {canonical(_REQUIREMENT.match(entry).group(1)) for entry in self.packages}
+        lines = [f"{name}=={v}" for name, v in sorted(_pins(profile).items()) if _VERSION.match(v) and name not in own]
         lock = self.folder / f"lock-{profile.name}.txt"
         if lock.exists():
             lines += [l.strip() for l in lock.read_text().splitlines() if l.strip() and not l.startswith("#")]

@@ -5,6 +5,7 @@ Every error names the file, the line where we could find it and the fix, in one 
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -16,6 +17,24 @@ from portability_harness.protocol import DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEW
 from runner.errors import UserError
 
 DEFAULT_CELL_TIMEOUT_S = 6 * 3600.0  # a container still running after this is killed (docker backend)
+# A cell's worker (its case and what the case started) may hold this much memory: a fraction of the host's
+# physical memory, or an amount such as "8GiB". Beyond it the case is recorded as `memory`, not the host's
+# problem.
+DEFAULT_MEMORY = 0.75
+_UNITS = {"KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40}
+_AMOUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(KiB|MiB|GiB|TiB)\s*$")
+
+
+def host_memory_bytes() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def memory_mb(value: float | str) -> int:
+    """A validated memory setting (a fraction of the host's memory, or an amount with a binary unit) in MiB."""
+    if isinstance(value, str):
+        number, unit = _AMOUNT.match(value).groups()  # type: ignore[union-attr]
+        return int(float(number) * _UNITS[unit] // 2 ** 20)
+    return int(value * host_memory_bytes() // 2 ** 20)
 
 
 @dataclass(frozen=True)
@@ -67,6 +86,7 @@ class CellSettings:
     timeout_s: float
     cell_timeout_s: float
     mode: str
+    memory_limit_mb: int
     base: str | None  # an override's base image, else the profile's for the device
     excluded: str | None  # the reason, when an exclude matches
 
@@ -83,6 +103,7 @@ class Matrix:
     timeout_s: float = DEFAULT_TIMEOUT_S
     cell_timeout_s: float = DEFAULT_CELL_TIMEOUT_S
     mode: str = "steady"
+    memory: float | str = DEFAULT_MEMORY
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
 
@@ -93,7 +114,7 @@ class Matrix:
 
     def settings(self, image: str, framework: str, device: str, profile: str) -> CellSettings:
         p = self.profile(profile)
-        repeats, timeout, base = self.repeats, self.timeout_s, None
+        repeats, timeout, base, memory = self.repeats, self.timeout_s, None, self.memory
         for o in self.overrides:
             if not o.rule.matches(image, framework, device, profile):
                 continue
@@ -101,17 +122,20 @@ class Matrix:
             p = replace(p, python=str(s.get("python", p.python)), packages={**p.packages, **s.get("packages", {})},
                         find_links=p.find_links + tuple(s.get("find_links", ())))
             repeats, timeout, base = s.get("repeats", repeats), float(s.get("timeout", timeout)), s.get("base", base)
+            memory = s.get("memory", memory)
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
-        return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s, mode=self.mode,
+        return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
+                            mode=self.mode, memory_limit_mb=memory_mb(memory),
                             base=base.format(python=p.python) if base else None, excluded=excluded)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
 
-_MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode"}
+_MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode",
+                "memory"}
 _PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
 _RULE_KEYS = {"image", "framework", "device", "profile"}
-_OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats"}
+_OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats", "memory"}
 
 
 class _Source:
@@ -175,6 +199,15 @@ def _positive(src: _Source, table: dict, key: str, default, header: str | None, 
         raise src.fail(f"{key} = {value!r} is not a positive {'whole ' if kind is int else ''}number",
                        f"write e.g. {key} = {default}", key=key, table=header)
     return kind(value)
+
+
+def _memory(src: _Source, table: dict, header: str) -> float | str:
+    value = table.get("memory", DEFAULT_MEMORY)
+    fraction = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+    if not (fraction or isinstance(value, str) and _AMOUNT.match(value)):
+        raise src.fail(f"memory = {value!r} is neither a fraction of the host's memory nor an amount",
+                       'write e.g. memory = 0.75 or memory = "16GiB"', key="memory", table=header)
+    return value
 
 
 def _rule(src: _Source, body: dict, kind: str, profiles: dict) -> Rule:
@@ -242,6 +275,7 @@ def load(path: Path) -> Matrix:
     m.repeats = _positive(src, section, "repeats", m.repeats, "matrix")
     m.timeout_s = _positive(src, section, "timeout", m.timeout_s, "matrix", float)
     m.cell_timeout_s = _positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
+    m.memory = _memory(src, section, "matrix")
     m.mode = section.get("mode", "steady")
     _check_choice(src, m.mode, MODES, "mode", "[matrix]", "matrix")
     for body in data.get("exclude", []):
@@ -256,6 +290,8 @@ def load(path: Path) -> Matrix:
             _positive(src, settings, "repeats", 1, "override")
         if "timeout" in settings:
             _positive(src, settings, "timeout", DEFAULT_TIMEOUT_S, "override", float)
+        if "memory" in settings:
+            _memory(src, settings, "override")
         if not isinstance(settings.get("packages", {}), dict):
             raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }',
                            key="packages", table="override")

@@ -45,6 +45,7 @@ class Cell:
     cell_timeout_s: float  # docker: the container is killed after this
     mode: str
     quick: bool
+    memory_limit_mb: int  # the worker's memory limit (docker: the container's)
     functions: tuple[str, ...]  # the patterns that select functions of this framework; () selects all
     base: Optional[str]  # docker: the base image; None for the local backend
     excluded: Optional[str] = None  # the [[exclude]]'s reason
@@ -88,7 +89,7 @@ class Cell:
         return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
                       mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
                       resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
-                      environment=environment, git_commit=git_commit)
+                      environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb)
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
@@ -113,6 +114,7 @@ def plan(project: Project, options: Options) -> list[Cell]:
             cells.append(Cell(
                 image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
                 timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s,
-                mode=options.mode or s.mode, quick=options.quick, functions=functions, base=base,
+                mode=options.mode or s.mode, quick=options.quick, memory_limit_mb=s.memory_limit_mb,
+                functions=functions, base=base,
                 excluded=s.excluded, blocked=None if s.excluded else blocked))
     return cells

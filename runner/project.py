@@ -25,15 +25,19 @@ def checkout(start: Optional[Path] = None) -> Optional[Path]:
 class Project:
     root: Path
     matrix: matrix.Matrix
+    curated: Optional[Path] = None  # a folder of curated modules instead of the checkout's curated/
     _specs: dict[str, images.ImageSpec] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def find(cls, matrix_file: Optional[Path] = None) -> "Project":
+    def find(cls, matrix_file: Optional[Path] = None, curated: Optional[Path] = None) -> "Project":
         """The checkout around the current folder, with its matrix.toml (or another one) validated."""
         root = checkout()
         if root is None:
             raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
-        return cls(root, matrix.load(matrix_file.resolve() if matrix_file else root / "matrix.toml"))
+        if curated is not None and not curated.is_dir():
+            raise UserError(f"--curated {curated} is not a folder; give a folder of <framework>/test_*.py modules")
+        return cls(root, matrix.load(matrix_file.resolve() if matrix_file else root / "matrix.toml"),
+                   curated.resolve() if curated else None)
 
     @property
     def images_dir(self) -> Path:
@@ -41,7 +45,7 @@ class Project:
 
     @property
     def curated_dir(self) -> Path:
-        return self.root / "curated"
+        return self.curated or self.root / "curated"
 
     @property
     def harness_dir(self) -> Path:

@@ -6,13 +6,21 @@
     merged.json                                   every cell with its records (raw samples left out)
     summary.md                                    a table of the cells
 
+    .lock                                         held by the run writing the folder (an OS lock)
+
 A new run refuses a folder that already holds a run or results; `--resume` continues one, keeping what
-finished. After every cell the state, merged.json and summary.md are rewritten whole.
+finished; a second run into a folder that a run is writing is refused, naming that run's process. After
+every cell the state, merged.json and summary.md are rewritten whole, with the run's status: running,
+finished or interrupted.
 """
 from __future__ import annotations
 
 import datetime
+import errno
+import fcntl
 import json
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -24,7 +32,7 @@ from runner import files, view
 from runner.errors import UserError
 from runner.plan import Cell
 
-RUNNABLE = ("pending", "failed", "running")
+RUNNABLE = ("pending", "failed", "running", "interrupted")
 _RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
 
 
@@ -32,7 +40,7 @@ _RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
 class CellState:
     """A planned cell and what happened to it in this folder."""
     cell: Cell
-    status: str  # pending, running, done, failed, not_run, excluded
+    status: str  # pending, running, done, failed, interrupted, not_run, excluded
     reason: Optional[str] = None
     files: list[str] = field(default_factory=list)
 
@@ -48,8 +56,11 @@ class RunDir:
     MERGED = "merged.json"
     SUMMARY = "summary.md"
 
+    LOCK = ".lock"
+
     def __init__(self, path: Path):
         self.path = path.resolve()
+        self._lock: Optional[int] = None
 
     @property
     def run_id(self) -> str:
@@ -77,16 +88,17 @@ class RunDir:
     def log_file(self, results_file: Path) -> Path:
         return Path(log_path(str(results_file)))
 
+    def install_log(self, cell: Cell) -> Path:
+        """Everything pip (or the image build) printed while realising the cell's environment."""
+        return self.path / f"{cell.name}-{cell.profile.name}.install.log"
+
     def result_files(self) -> list[Path]:
         return sorted(self.path.glob("*.jsonl"))
 
     @staticmethod
     def finished(results_file: Path) -> bool:
         """Whether this repeat ran to its footer (a resumed run skips it)."""
-        try:
-            return store.read(str(results_file)).footer is not None
-        except store.CorruptResults as e:
-            raise UserError(str(e))
+        return store.read(str(results_file)).footer is not None
 
     # --- state -------------------------------------------------------------------------------------------------
 
@@ -94,9 +106,8 @@ class RunDir:
         """The cells' states in this folder: fresh ones for a new run (which must not overwrite anything), or
         those of the earlier run for --resume (what finished stays finished; cells new to the plan are added)."""
         states = [CellState(c, c.initial_status, c.reason) for c in cells]
+        self._take(resume)
         if resume:
-            if not self.path.exists():
-                raise UserError(f"--resume: {self.path} does not exist; pass the --out of the run to continue")
             previous = self._previous()
             for s in states:
                 before = previous.get(s.cell.key)
@@ -111,8 +122,39 @@ class RunDir:
             out = self.results_file(s.cell, 1)
             if s.status == "pending" and store.holds_results(str(out)):
                 raise UserError(f"{out} already holds results; pass --resume to continue it or choose another --out")
-        self.path.mkdir(parents=True, exist_ok=True)
         return states
+
+    def _take(self, resume: bool) -> None:
+        """Make sure the folder can be written, and lock it for this process's life (the kernel releases the
+        lock when the process ends, however it ends)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise UserError(f"--out {self.path} is a file, not a folder; choose a folder with --out")
+        if resume and not self.path.exists():
+            raise UserError(f"--resume: {self.path} does not exist; pass the --out of the run to continue")
+        lock = self.path / self.LOCK
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise files.os_error(e.filename and Path(e.filename) or self.path, e, resume=False)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            holder = os.pread(fd, 500, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EACCES):
+                raise UserError(f"{self.path} is being written by {holder}; wait for it to end or choose another "
+                                "--out", code=4)
+            raise files.os_error(lock, e, resume=False)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()} ({' '.join(sys.argv)})".encode(), 0)
+        self._lock = fd
+
+    def release(self) -> None:
+        """Give up the folder's lock (the run is over; a killed process releases it by dying)."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _previous(self) -> dict[str, dict]:
         path = self.path / self.STATE
@@ -123,12 +165,13 @@ class RunDir:
         except (ValueError, KeyError, TypeError) as e:
             raise UserError(f"{path} is damaged ({e}); move it away and rerun with --resume, or choose another --out")
 
-    def save(self, states: list[CellState]) -> None:
-        files.write_json(self.path / self.STATE, {"run_id": self.run_id, "cells": [s.entry() for s in states]})
+    def save(self, states: list[CellState], status: str = "running") -> None:
+        files.write_json(self.path / self.STATE, {"run_id": self.run_id, "status": status,
+                                                  "cells": [s.entry() for s in states]})
 
-    def publish(self, states: list[CellState]) -> dict[str, Any]:
+    def publish(self, states: list[CellState], status: str = "running") -> dict[str, Any]:
         """merged.json and summary.md as the cells stand now; returns the merged record."""
-        merged = {"schema": schema.SCHEMA, "run_id": self.run_id,
+        merged = {"schema": schema.SCHEMA, "run_id": self.run_id, "status": status,
                   "merged_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "cells": [self._merged_cell(s) for s in states]}
         files.write_json(self.path / self.MERGED, merged)
@@ -142,13 +185,10 @@ class RunDir:
             path = self.path / name
             if not path.exists():
                 continue
-            try:
-                contents = store.read(str(path))
-            except store.CorruptResults as e:
-                entry["runs"].append({"file": name, "error": str(e)})
-                continue
+            contents = store.read(str(path))
             entry["runs"].append({
                 "file": name, "header": contents.header, "footer": contents.footer, "torn": contents.torn is not None,
+                "problems": contents.problems(),
                 "cases": [{k: v for k, v in c.items() if k not in _RAW} for c in contents.cases]})
         return entry
 

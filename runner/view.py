@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from portability_harness.records import verdicts
@@ -68,6 +68,8 @@ class CellRow:
     functions: dict[str, int]  # verdict -> number of functions, over every repeat's cases
     cases: dict[str, int]  # outcome -> number of case records
     reason: str
+    quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
+    problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
 
 
 CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
@@ -85,23 +87,35 @@ def cell_rows(merged: dict) -> list[CellRow]:
         outcomes: dict[str, int] = defaultdict(int)
         for case in cases:
             outcomes[case["outcome"]] += 1
+        problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
         out.append(CellRow(c["image"], c["profile"], c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
-                           c.get("reason") or ""))
+                           c.get("reason") or "", bool(header.get("quick")), problems))
     return out
+
+
+QUICK = ("Quick run: few warm samples per case. It checks that the cases run; its latencies are not results "
+         "and no latency comparison is drawn from it.")
 
 
 def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
-    return [f"{r.image} {r.profile}", r.backend, r.status.replace("_", " "), str(r.repeats), r.device_model,
-            functions, cases, r.reason]
+    status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
+    return [f"{r.image} {r.profile}", r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
 
 
 def summary_markdown(merged: dict) -> str:
-    lines = [f"# Run {merged['run_id']}", "", f"Merged at {merged['merged_at']}; "
-             "function verdicts count every repeat's cases.", "",
-             "| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
-    for r in cell_rows(merged):
+    rows = cell_rows(merged)
+    status = merged.get("status", "running")
+    lines = [f"# Run {merged['run_id']} ({status})", "", f"Merged at {merged['merged_at']}; "
+             "function verdicts count every repeat's cases.", ""]
+    if any(r.quick for r in rows):
+        lines += [f"**{QUICK}**", ""]
+    lines += ["| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
+    for r in rows:
         lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
+    notes = [p for r in rows for p in r.problems]
+    if notes:
+        lines += ["", "Left out while reading:", *(f"- {n}" for n in notes)]
     return "\n".join(lines) + "\n"

@@ -58,7 +58,7 @@ def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
         assert all("warm_samples_s" not in c and c["warm_median_s"] > 0 for c in run["cases"])
         assert run["header"]["environment"].startswith("venv jax-cpu-current-")
     summary = (out / "summary.md").read_text()
-    for row in ("| jax-cpu current | local | done | 2 |", "| tf-cpu current | local | failed |",
+    for row in ("| jax-cpu current | local | done (quick) | 2 |", "| tf-cpu current | local | failed |",
                 "| jax-cuda current | local | not run |"):
         assert row in summary, summary
     assert "no NVIDIA GPU" in summary and "Python 3.99" in summary

@@ -263,10 +263,14 @@ def test_bad_input_is_one_line_or_a_note(runs, tmp_path):
     proc = cli("report", str(damaged))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     notes = proc.stderr
-    assert "torn" in notes and "schema 1" in notes and "line 3 is not a JSON record" in notes
+    # The damaged line alone is left out (and said); the rest of that file is read.
+    assert "torn" in notes and "schema 1" in notes and f"{second}: 1 damaged line left out (line 3)" in notes
     assert {p.name: p.read_bytes() for p in damaged.glob("*.jsonl")} == before  # a report never rewrites records
     md = (damaged / "report.md").read_text()
-    assert "torn" in md and "| torch | cpu |" in md
+    assert "torn" in md and "| torch | cpu |" in md and "1 damaged line left out (line 3)" in md
+    # Nothing was removed, only a torn line and a damaged one added: every case record of both repeats is read.
+    setups = md[md.index("## Setups"):md.index("## Portability")]
+    assert f"| {len(records(runs / 'torch-current'))} |" in setups
     # Deciles of the old records came from the checkout's curated/ folder.
     assert "No usage deciles" not in md
 

@@ -45,6 +45,9 @@ def test_a_new_run_refuses_a_folder_that_holds_a_run_or_results(tmp_path, cells)
     states = rd.begin(cells, resume=False)
     assert [s.status for s in states] == ["pending", "pending", "not_run"]
     rd.save(states)
+    with pytest.raises(UserError, match=r"being written by process \d+ \(.*pytest"):  # while the run holds it
+        RunDir(tmp_path / "run").begin(cells, resume=True)
+    rd.release()
     with pytest.raises(UserError, match="already holds a run; pass --resume"):
         RunDir(tmp_path / "run").begin(cells, resume=False)
     other = RunDir(tmp_path / "other")
@@ -64,6 +67,7 @@ def test_resume_keeps_what_finished_and_continues_the_rest(tmp_path, cells):
     states[0].status, states[0].files = "done", ["jax-cpu-current-r1.jsonl", "jax-cpu-current-r2.jsonl"]
     states[1].status, states[1].files = "running", ["torch-cpu-current-r1.jsonl"]
     rd.save(states)
+    rd.release()
     finish(rd.results_file(cells[1], 1))
     again = rd.begin(cells, resume=True)
     assert [s.status for s in again] == ["done", "pending", "not_run"]

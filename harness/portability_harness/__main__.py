@@ -27,13 +27,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         emit(Error(reason="usage", message=str(e), code=Exit.USAGE))
         return Exit.USAGE
     supervisor = Supervisor(cfg, args[0], emit)
-
-    def stop(signum: int, frame: object) -> None:
-        supervisor.kill_worker()  # records already written stay; --resume continues
-        sys.exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    # Stop after recording the case in flight as interrupted; records already written stay, --resume continues.
+    signal.signal(signal.SIGTERM, lambda signum, frame: supervisor.interrupt(signum))
+    signal.signal(signal.SIGINT, lambda signum, frame: supervisor.interrupt(signum))
     try:
         return supervisor.run()
     except HarnessError as e:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -19,6 +20,7 @@ class CuratedFunction:
     top20: bool
     paper_label: Optional[str]
     module: str  # path relative to the curated root, e.g. torch/test_argsort.py
+    error: Optional[str] = None  # why the module's marker could not be read (a syntax error)
 
     def usage(self) -> dict:
         """The usage facts a results header's `catalog` carries for this function."""
@@ -26,7 +28,8 @@ class CuratedFunction:
 
 
 def read_marker(path: str) -> Optional[dict]:
-    """The keyword and positional arguments of the module's function marker, or None if it has none."""
+    """The keyword and positional arguments of the module's function marker, or None if it has none.
+    Raises SyntaxError (or ValueError for a marker argument that is not a literal)."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), filename=path)
     for node in tree.body:
@@ -41,15 +44,30 @@ def read_marker(path: str) -> Optional[dict]:
     return None
 
 
+# The marker's name as text, for a module whose syntax tree cannot be built.
+_MARKER_TEXT = re.compile(r"""mark\.function\(\s*(?:name\s*=\s*)?["']([^"']+)["']""")
+
+
 def module_function(path: str) -> Optional[str]:
+    """The function a module declares, from its syntax tree or, if it has a syntax error, its text."""
     try:
         marker = read_marker(path)
-    except (SyntaxError, ValueError, OSError):
+        return marker["name"] if marker else None
+    except (SyntaxError, ValueError):
+        pass
+    except OSError:
         return None
-    return marker["name"] if marker else None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            found = _MARKER_TEXT.search(f.read())
+    except OSError:
+        return None
+    return found.group(1) if found else None
 
 
 def curated(root: str, framework: Optional[str] = None) -> List[CuratedFunction]:
+    """Every curated module's function. A module whose marker cannot be read is listed with its error (and
+    the function its text names, if any), so that a broken module is never silently left out."""
     found = []
     frameworks = [framework] if framework else sorted(os.listdir(root))
     for fw in frameworks:
@@ -59,16 +77,17 @@ def curated(root: str, framework: Optional[str] = None) -> List[CuratedFunction]
         for filename in sorted(os.listdir(folder)):
             if not (filename.startswith("test_") and filename.endswith(".py")):
                 continue
-            marker = read_marker(os.path.join(folder, filename))
+            path = os.path.join(folder, filename)
+            module = f"{fw}/{filename}"
+            try:
+                marker = read_marker(path)
+            except (SyntaxError, ValueError) as e:
+                name = module_function(path) or f"<unreadable {module}>"
+                where = f" (line {e.lineno})" if isinstance(e, SyntaxError) and e.lineno else ""
+                found.append(CuratedFunction(fw, name, None, False, None, module,
+                                             error=f"{type(e).__name__}{where}: {e.msg if isinstance(e, SyntaxError) else e}"))
+                continue
             if marker:
-                found.append(
-                    CuratedFunction(
-                        framework=fw,
-                        name=marker["name"],
-                        decile=marker.get("decile"),
-                        top20=bool(marker.get("top20")),
-                        paper_label=marker.get("paper_label"),
-                        module=f"{fw}/{filename}",
-                    )
-                )
+                found.append(CuratedFunction(fw, marker["name"], marker.get("decile"), bool(marker.get("top20")),
+                                             marker.get("paper_label"), module))
     return found

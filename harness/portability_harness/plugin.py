@@ -21,6 +21,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
+from portability_harness import processes
 from portability_harness.catalog import curated, module_function
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
@@ -53,7 +54,7 @@ class Worker:
         self.adapter = adapter_for(cfg.framework)
         self.policy = Policy.named(cfg.mode, cfg.quick)
         self.annotations = clf.load_annotations(cfg.annotations_path())
-        self.done = {c["case_id"] for c in store.read(cfg.out).cases}
+        self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
 
     def fail(self, code: Exit, message: str) -> None:
@@ -93,6 +94,7 @@ class Worker:
             mode=cfg.mode,
             quick=cfg.quick,
             timeout_s=cfg.timeout_s,
+            memory_limit_mb=cfg.memory_limit_mb,
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,
@@ -111,7 +113,12 @@ class Worker:
     def write_case(self, **fields: Any) -> None:
         rec = schema.case(**fields)
         assert self.writer is not None
-        self.writer.append(rec)
+        try:
+            self.writer.append(rec)
+        except OSError as e:  # a full disk, a file system gone read-only: the run cannot go on
+            from portability_harness.supervisor import write_error
+
+            self.fail(Exit.OUTPUT, str(write_error(self.cfg.out, e)))
         self.done.add(rec["case_id"])
         self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome=rec["outcome"],
                           category=rec["category"]))
@@ -212,9 +219,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         return
     state = item.stash[_STATE]
     w.emit(Start(case_id=item.nodeid, function=state.function))
+    before = processes.session_members(os.getsid(0))
     t0 = time.perf_counter()
     yield
     duration = time.perf_counter() - t0
+    # A case that started processes (a server, a pool, a forked child) must not leave them running into the
+    # next case or past the run: end what this case started.
+    processes.kill(processes.session_members(os.getsid(0)) - before - {os.getpid()})
     fields: Dict[str, Any] = {}
     if state.missing is not None:
         outcome, message = "missing_api", state.missing

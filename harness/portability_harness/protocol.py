@@ -29,6 +29,8 @@ class Exit(IntEnum):
     DEVICE_UNAVAILABLE = 3
     INCOMPATIBLE_RESULTS = 4  # --resume into a file of another configuration
     WORKER_DIED = 5  # the worker died before running any case
+    OUTPUT = 6  # the results file cannot be written (no space, no permission, a read-only file system)
+    # Stopped by a signal: 128 + the signal's number, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
 
 
 def log_path(out: str) -> str:
@@ -59,6 +61,7 @@ class Config:
     repeat: int = 1
     environment: str = ""  # what realised the image: a Docker image tag and id, or a venv
     git_commit: Optional[str] = None  # the host checkout's commit (an image has no git)
+    memory_limit_mb: Optional[int] = None  # a worker holding more is killed and its case recorded as `memory`
     annotations: Optional[str] = None  # default <curated_root>/annotations.json
 
     def case_paths(self) -> List[str]:

@@ -1,13 +1,14 @@
 """Runs a cell's cases in a pytest worker and replaces the worker when a case kills it.
 
-The worker imports the framework once and runs case after case. If a case segfaults, aborts, exits,
-is killed for memory or hangs past the per-case timeout, the supervisor records that case (it knows
-which one was running from the worker's events), starts a new worker, and the new worker skips every
-case already in the results file, exactly as `--resume` does after a killed run.
+The worker imports the framework once and runs case after case. If a case segfaults, aborts, exits, holds
+more memory than the cell's limit or hangs past the per-case timeout, the supervisor records that case (it
+knows which one was running from the worker's events), ends every process of the worker's session, starts
+a new worker, and the new worker skips every case already in the results file, exactly as `--resume` does
+after a killed run. SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
+`interrupted` (a resumed run runs it again). The results file is locked for the run's life.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import select
 import signal
@@ -15,9 +16,10 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from portability_harness import classify as clf
+from portability_harness import processes
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
                                           Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
@@ -26,13 +28,15 @@ GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump be
 # A worker imports the framework and collects every module before its first case: that start-up is
 # bounded by this (or the per-case timeout, if longer), not by the per-case timeout, which may be short.
 STARTUP_S = 600.0
+LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
+WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
 _INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
 
 
 class HarnessError(Exception):
     """A problem with the whole cell run (bad --out, worker cannot start): one line for the user."""
 
-    def __init__(self, message: str, code: Exit = Exit.USAGE):
+    def __init__(self, message: str, code: int = Exit.USAGE):
         super().__init__(message)
         self.code = code
 
@@ -45,15 +49,15 @@ class WorkerEnd:
     finished: bool
     error: Optional[Error]
     progressed: bool
+    memory_bytes: Optional[int] = None  # what the worker held when the memory limit ended it
 
 
-def _die_with_parent() -> None:
-    """Worker pre-exec: die when the supervisor dies, so a killed run leaves no worker behind."""
-    os.setsid()
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+def write_error(path: str, e: OSError) -> HarnessError:
+    """A results file that cannot be written, as one line with the fix."""
+    fix = {28: "free some space, then continue with --resume",  # ENOSPC
+           30: "the file system is read-only; write to another folder"}.get(e.errno or 0,
+                                                                              "write to a folder you can write")
+    return HarnessError(f"cannot write {path}: {e.strerror or e}; {fix}", code=Exit.OUTPUT)
 
 
 class Supervisor:
@@ -64,11 +68,22 @@ class Supervisor:
         self.log_path = cfg.log_path
         self.planned = False
         self.proc: Optional[subprocess.Popen] = None
+        self.interrupted: Optional[int] = None  # the signal that stopped the run
+        self._lock: Optional[int] = None
+
+    # --- the run --------------------------------------------------------------------------------------
 
     def prepare_output(self) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(self.cfg.out)), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(self.cfg.out)), exist_ok=True)
+            already = store.holds_results(self.cfg.out)
+            self._lock = store.lock(self.cfg.out, wait_s=LOCK_WAIT_S)
+        except store.Locked as e:
+            raise HarnessError(str(e))
+        except OSError as e:
+            raise write_error(self.cfg.out, e)
         if not self.cfg.resume:
-            if store.holds_results(self.cfg.out):
+            if already:
                 raise HarnessError(f"{self.cfg.out} already holds results; pass --resume to continue it or choose "
                                    "another --out")
             return
@@ -76,6 +91,8 @@ class Supervisor:
             torn = store.repair(self.cfg.out)
         except store.CorruptResults as e:
             raise HarnessError(str(e))
+        except OSError as e:
+            raise write_error(self.cfg.out, e)
         if torn is not None:
             self.emit(Notice(message=f"dropped a torn last line of {self.cfg.out} ({len(torn)} bytes)"))
 
@@ -86,6 +103,8 @@ class Supervisor:
             # project the curated folder sits in is never loaded into the worker.
             "-c", _INI, "--rootdir", os.path.abspath(self.cfg.curated_root),
             "--confcutdir", os.path.abspath(self.cfg.curated_root),
+            # A module that cannot be imported is recorded by the plugin; the others still run.
+            "--continue-on-collection-errors",
             "-p", "portability_harness.plugin", "--import-mode=importlib", "-q", "-rN",
             # pytest's faulthandler dumps every thread's stack when a case outlives the timeout: the
             # log then shows where it hung before the supervisor kills the worker.
@@ -96,23 +115,34 @@ class Supervisor:
     def run(self) -> int:
         self.prepare_output()
         restarts = 0
-        while True:
-            end = self.run_worker()
-            if end.error is not None:
-                self.emit(end.error)
-                return end.error.code
-            if end.finished and end.in_flight is None:
-                break
-            if end.in_flight is not None:
-                self.record_lost_case(end)
-            elif not end.progressed:
-                raise HarnessError(
-                    f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
-                    + self.log_tail(), code=Exit.WORKER_DIED)
-            restarts += 1
-            self.emit(Restart(reason=describe_exit(end.returncode, end.timed_out), restarts=restarts))
-        self.write_footer(restarts)
-        return Exit.OK
+        try:
+            while self.interrupted is None:
+                end = self.run_worker()
+                if self.interrupted is not None:
+                    self.record_interrupted(end)
+                    break
+                if end.error is not None:
+                    self.emit(end.error)
+                    return end.error.code
+                if end.finished and end.in_flight is None:
+                    self.write_footer(restarts)
+                    return Exit.OK
+                if end.in_flight is not None:
+                    self.record_lost_case(end)
+                elif not end.progressed:
+                    raise HarnessError(
+                        f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
+                        + self.log_tail(), code=Exit.WORKER_DIED)
+                restarts += 1
+                self.emit(Restart(reason=describe_exit(end), restarts=restarts))
+        except OSError as e:  # appending a record the worker could not write
+            raise write_error(self.cfg.out, e)
+        return 128 + (self.interrupted or 0)
+
+    def interrupt(self, signum: int) -> None:
+        """SIGINT or SIGTERM: end the worker; `run` then records the case in flight as interrupted."""
+        self.interrupted = signum
+        self.kill_worker()
 
     def run_worker(self) -> WorkerEnd:
         read_fd, write_fd = os.pipe()
@@ -120,21 +150,31 @@ class Supervisor:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 self.worker_command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=env, pass_fds=(write_fd,), preexec_fn=_die_with_parent,
+                # Its own session: what its cases start is found and ended; it dies with the supervisor.
+                env=env, pass_fds=(write_fd,), preexec_fn=processes.own_session(signal.SIGKILL),
             )
         os.close(write_fd)
+        limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None
         started = time.monotonic()
         limit = max(self.cfg.timeout_s, STARTUP_S)  # until the worker's plan: its start-up
         timed_out = finished = progressed = False
+        memory: Optional[int] = None
         error = None
         buffer = b""
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
-                deadline = started + limit + GRACE_S
-                wait = max(0.0, deadline - time.monotonic())
-                ready, _, _ = select.select([pipe], [], [], wait)
+                wait = max(0.0, started + limit + GRACE_S - time.monotonic())
+                ready, _, _ = select.select([pipe], [], [], min(wait, WATCH_S) if limit_bytes else wait)
+                if limit_bytes:
+                    held = processes.rss_bytes(processes.session_members(self.proc.pid))
+                    if held > limit_bytes:
+                        memory = held
+                        self.kill_worker()
+                        break
                 if not ready:
+                    if time.monotonic() < started + limit + GRACE_S:
+                        continue  # only the memory watch woke
                     timed_out = True
                     self.kill_worker()
                     break
@@ -164,26 +204,31 @@ class Supervisor:
                     elif isinstance(event, Error):
                         error = event
         returncode = self.proc.wait()
-        return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed)
+        self.kill_worker()  # whatever the last case started and left behind
+        return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed, memory)
 
     def kill_worker(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """End the worker and every process of its session (what its cases started)."""
+        if self.proc is None:
+            return
+        members = processes.session_members(self.proc.pid)
+        if self.proc.poll() is None:
+            members.add(self.proc.pid)
+        processes.kill(members)
+
+    # --- records the supervisor writes itself ---------------------------------------------------------
 
     def record_lost_case(self, end: WorkerEnd) -> None:
         case_id, function = end.in_flight  # type: ignore[misc]
         if end.timed_out:
             category = "timeout"
-        elif end.returncode == -signal.SIGKILL:
-            category = "memory"  # a SIGKILL the supervisor did not send is the kernel's OOM killer
+        elif end.memory_bytes is not None or end.returncode == -signal.SIGKILL:
+            category = "memory"  # our watch, or a SIGKILL the supervisor did not send: the kernel's OOM killer
         else:
             category = "crash"
-        message = describe_exit(end.returncode, end.timed_out, self.cfg.timeout_s)
+        message = describe_exit(end, self.cfg.timeout_s, self.cfg.memory_limit_mb)
         detail = self.log_tail()
-        if detail and category != "timeout":
+        if detail and category == "crash":
             message += f": {detail}"
         rec = schema.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
                           outcome="failed", category=category, message=message, category_source="supervisor")
@@ -192,9 +237,28 @@ class Supervisor:
                                    version)
         if annotation is not None:
             rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
-        with store.Writer(self.cfg.out) as writer:
-            writer.append(rec)
+        self.append(rec)
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="failed", category=rec["category"]))
+
+    def record_interrupted(self, end: WorkerEnd) -> None:
+        """The run was stopped: the case in flight has no result; a resumed run runs it again."""
+        if end.in_flight is None:
+            return
+        case_id, function = end.in_flight
+        self.append(schema.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
+                                outcome="interrupted", category_source="supervisor",
+                                message="the run was stopped while this case ran; --resume runs it again"))
+        self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
+
+    def append(self, record: dict) -> None:
+        store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
+        with store.Writer(self.cfg.out) as writer:
+            writer.append(record)
+
+    def write_footer(self, restarts: int) -> None:
+        counts = schema.count_outcomes(store.read(self.cfg.out).cases)
+        self.append(schema.footer(counts, worker_restarts=restarts))
+        self.emit(Finished(counts=counts))
 
     def log_tail(self) -> str:
         """The most telling line the dead worker left in its log (faulthandler's, or the last one)."""
@@ -209,21 +273,17 @@ class Supervisor:
                 return line
         return lines[-1][:300] if lines else ""
 
-    def write_footer(self, restarts: int) -> None:
-        contents = store.read(self.cfg.out)
-        counts = schema.count_outcomes(contents.cases)
-        with store.Writer(self.cfg.out) as writer:
-            writer.append(schema.footer(counts, worker_restarts=restarts))
-        self.emit(Finished(counts=counts))
 
-
-def describe_exit(returncode: int, timed_out: bool, timeout_s: Optional[float] = None) -> str:
-    if timed_out:
+def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:
+    if end.timed_out:
         return f"exceeded the per-case timeout of {timeout_s:g} s and was killed" if timeout_s else "timed out"
-    if returncode < 0:
+    if end.memory_bytes is not None:
+        limit = f" of {memory_limit_mb / 1024:.3g} GiB" if memory_limit_mb else ""
+        return f"held {end.memory_bytes / 2 ** 30:.3g} GiB, more than the memory limit{limit}, and was killed"
+    if end.returncode < 0:
         try:
-            name = signal.Signals(-returncode).name
+            name = signal.Signals(-end.returncode).name
         except ValueError:
-            name = f"signal {-returncode}"
+            name = f"signal {-end.returncode}"
         return f"the worker died with {name}"
-    return f"the worker exited with status {returncode}"
+    return f"the worker exited with status {end.returncode}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from portability_harness.protocol import Config, Error, Event, decode
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from runner.project import Project
 
 NAMES = ("auto", "docker", "local")
+STOP_WAIT_S = 60  # a harness asked to stop records its case in flight, then exits; after this it is killed
 Log = Callable[[str], None]
 
 
@@ -41,15 +43,21 @@ class Environment(ABC):
 
     @abstractmethod
     def run(self, config: Config) -> Iterator[Event]:
-        """Run the harness on `config` (host paths); yield its events; raise CellFailed if it did not finish."""
+        """Run the harness on `config` (host paths); yield its events; raise CellFailed if it did not finish.
+        Closing the iterator early (a signal reached the host) stops the harness, which records the case in
+        flight as interrupted."""
+
+    def close(self) -> None:
+        """The engine is done with this environment."""
 
 
 class Backend(ABC):
     name: str
 
     @abstractmethod
-    def prepare(self, cell: "Cell", log: Log) -> Environment:
-        """Build (or reuse) the cell's environment; raise UserError with pip's or the engine's reason."""
+    def prepare(self, cell: "Cell", log: Log, install_log: Path) -> Environment:
+        """Build (or reuse) the cell's environment; raise UserError with pip's or the engine's reason. What the
+        installer printed goes to `install_log` when anything is built."""
 
 
 def choose(name: str) -> str:

@@ -28,7 +28,7 @@ from docker.types import DeviceRequest
 from portability_harness.protocol import Config, Event
 
 from runner import harness_dist
-from runner.backends import Backend, Environment, Log, harness_events, telling_error
+from runner.backends import STOP_WAIT_S, Backend, Environment, Log, harness_events, telling_error
 from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
@@ -99,7 +99,11 @@ class BuiltImage:
 
 
 def ensure_image(images_dir: Path, harness_dir: Path, spec: ImageSpec, profile: Profile, base: str,
-                 log: Callable[[str], None] = lambda s: None, c: docker.DockerClient | None = None) -> BuiltImage:
+                 log: Callable[[str], None] = lambda s: None, c: docker.DockerClient | None = None,
+                 install_log: Path | None = None) -> BuiltImage:
+    """The image's tag and id, built if no image has the tag yet. The engine removes the intermediate
+    containers of a failed build (rm, forcerm), so nothing half-built is left; what the build printed goes
+    to `install_log`."""
     c = c or client()
     tag = image_tag(images_dir, harness_dir, spec, profile, base)
     try:
@@ -107,25 +111,35 @@ def ensure_image(images_dir: Path, harness_dir: Path, spec: ImageSpec, profile: 
     except ImageNotFound:
         pass
     log(f"building {tag} from {base}: {', '.join(spec.requirements(profile))}")
-    tail: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="runner-build-") as ctx:
-        _write_context(images_dir, harness_dir, spec, Path(ctx))
-        try:
-            for line in c.api.build(path=ctx, tag=tag, buildargs={"BASE": base, **build_args(spec, profile)},
-                                    rm=True, forcerm=True, pull=False, decode=True,
-                                    labels={"portability-runner.image": spec.name,
-                                            "portability-runner.profile": profile.name}):
-                if "error" in line:
-                    raise UserError(f"building {spec.name} ({profile.name}) failed: "
-                                    f"{_build_failure(line['error'], tail, base)}", code=3)
-                text = str(line.get("stream", "")).strip()
-                if text:
-                    tail = (tail + [l.strip() for l in text.splitlines()])[-200:]
-                    if text.startswith("Step "):
-                        log(text)
-        except APIError as e:
-            raise UserError(f"building {spec.name} ({profile.name}) failed: "
-                            f"{_build_failure(_first_line(e), tail, base)}", code=3)
+    output: list[str] = []
+    where = f" (the build's whole output: {install_log})" if install_log else ""
+    try:
+        with tempfile.TemporaryDirectory(prefix="runner-build-") as ctx:
+            _write_context(images_dir, harness_dir, spec, Path(ctx))
+            try:
+                for line in c.api.build(path=ctx, tag=tag, buildargs={"BASE": base, **build_args(spec, profile)},
+                                        rm=True, forcerm=True, pull=False, decode=True,
+                                        labels={"portability-runner.image": spec.name,
+                                                "portability-runner.profile": profile.name}):
+                    if "error" in line:
+                        output.append(str(line["error"]))
+                        raise UserError(f"building {spec.name} ({profile.name}) failed: "
+                                        f"{_build_failure(line['error'], output[-200:], base)}{where}", code=3)
+                    text = str(line.get("stream", "")).rstrip()
+                    if text.strip():
+                        output += text.splitlines()
+                        if text.startswith("Step "):
+                            log(text)
+            except APIError as e:
+                raise UserError(f"building {spec.name} ({profile.name}) failed: "
+                                f"{_build_failure(_first_line(e), output[-200:], base)}{where}", code=3)
+    finally:
+        if install_log is not None and output:
+            try:
+                install_log.parent.mkdir(parents=True, exist_ok=True)
+                install_log.write_text("\n".join(output) + "\n")
+            except OSError:
+                pass  # the log is a convenience; its failure must not hide the build's own error
     return BuiltImage(tag, c.images.get(tag).id, reused=False)
 
 
@@ -163,11 +177,6 @@ def run_options(device: str) -> dict:
     return {"network_mode": "none"}
 
 
-def memory_limit() -> int:
-    """Three quarters of the host's memory: a runaway case is OOM-killed (a `memory` outcome), not the host."""
-    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4)
-
-
 class ContainerEnvironment(Environment):
     """A built image: each run is a fresh container, removed afterwards."""
 
@@ -191,18 +200,25 @@ class ContainerEnvironment(Environment):
             for path in (out_dir, out, Path(config.log_path)):
                 if path.exists():
                     os.chown(path, IMAGE_UID, IMAGE_UID)
+        label = {"portability-runner.cell": "1", "portability-runner.out": str(out.resolve())}
+        # A container still writing this file outlived a host that was killed: the folder's lock says no live
+        # run owns the file, so it is an orphan; end it before its file is resumed.
+        for orphan in self.c.containers.list(filters={"label": f"portability-runner.out={out.resolve()}"}):
+            orphan.remove(force=True)
         with tempfile.TemporaryDirectory(prefix="runner-config-") as tmp:
             path = inside.write(os.path.join(tmp, "config.json"))
             os.chmod(tmp, 0o755)
             os.chmod(path, 0o644)
             try:
                 container = self.c.containers.run(
-                    self.built.tag, command=[CONFIG], detach=True, user=user, mem_limit=memory_limit(),
+                    # The cell's memory limit holds for the whole container too (the harness also watches it).
+                    self.built.tag, command=[CONFIG], detach=True, user=user,
+                    mem_limit=f"{config.memory_limit_mb}m" if config.memory_limit_mb else None,
                     environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
                     volumes={str(out_dir.resolve()): {"bind": RESULTS, "mode": "rw"},
                              str(curated): {"bind": CURATED, "mode": "ro"},
                              path: {"bind": CONFIG, "mode": "ro"}},
-                    hostname=socket.gethostname(), labels={"portability-runner.cell": "1"}, **run_options(self.device))
+                    hostname=socket.gethostname(), labels=label, **run_options(self.device))
             except APIError as e:
                 raise UserError(f"could not start a container of {self.built.tag}: {_first_line(e)}", code=3)
             killed = threading.Event()
@@ -233,6 +249,9 @@ class ContainerEnvironment(Environment):
             finally:
                 timer.cancel()
                 try:
+                    # Stopped early (a signal reached the host): SIGTERM lets the harness record its case in
+                    # flight as interrupted; the engine kills what is left after the wait.
+                    container.stop(timeout=int(STOP_WAIT_S))
                     container.remove(force=True)
                 except DockerException:
                     pass
@@ -252,10 +271,11 @@ class DockerBackend(Backend):
     def __init__(self, images_dir: Path, harness_dir: Path):
         self.images_dir, self.harness_dir = images_dir, harness_dir
 
-    def prepare(self, cell: "Cell", log: Log) -> ContainerEnvironment:
+    def prepare(self, cell: "Cell", log: Log, install_log: Path | None = None) -> ContainerEnvironment:
         c = client()
         assert cell.base is not None, "the plan resolves a docker cell's base image"
-        built = ensure_image(self.images_dir, self.harness_dir, cell.image, cell.profile, cell.base, log, c)
+        built = ensure_image(self.images_dir, self.harness_dir, cell.image, cell.profile, cell.base, log, c,
+                             install_log)
         log(f"{'reusing' if built.reused else 'built'} {built.tag}")
         return ContainerEnvironment(c, built, cell.device, cell.cell_timeout_s)
 

@@ -1,23 +1,31 @@
 """The local backend: an image spec realised as a virtual environment, and the harness run inside it.
 
 Venvs live in a cache folder keyed by image, profile and a hash of their inputs (Python version, pins,
-constraints): created on first use, reused after, rebuilt when an input changes. The harness wheel is
-installed into each and replaced when the harness changes; nothing else of the checkout is importable
-inside (the harness runs with the image's environment, outside the checkout, with no PYTHONPATH).
+constraints): created on first use, reused after, rebuilt when an input changes. A venv is built in a
+folder of its own and renamed into place only when whole, under a lock, so a failed or concurrent build
+leaves nothing half-built; a venv in use holds a shared lock, and a superseded one is removed only when
+no run holds it. The harness wheel is installed into each and replaced when the harness changes; nothing
+else of the checkout is importable inside (the harness runs with the image's environment, outside the
+checkout, with no PYTHONPATH), in a session of its own so that only the host hears a terminal's Ctrl-C,
+and it is stopped when the host dies.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
+from portability_harness import processes
 from portability_harness.protocol import Config, Event
 
 from runner import harness_dist
-from runner.backends import Backend, Environment, Log, harness_events, interpreters, telling_error
+from runner.backends import (STOP_WAIT_S, Backend, Environment, Log, harness_events, interpreters,
+                             telling_error)
 from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
@@ -26,7 +34,8 @@ if TYPE_CHECKING:
     from runner.plan import Cell
 
 _COMPLETE = ".runner-complete"
-_HARNESS = ".runner-harness"  # the wheel installed, by name
+_HARNESS = ".runner-harness"  # the wheel installed, by its hash
+_IN_USE = ".runner-in-use"  # shared-locked by every run using the venv
 
 
 def cache_dir() -> Path:
@@ -41,32 +50,88 @@ def python_of(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def ensure_venv(image: ImageSpec, profile: Profile, log: Log = lambda s: None) -> Path:
+def _flock(path: Path, mode: int) -> Optional[int]:
+    """A descriptor holding the lock, or None when `mode` has LOCK_NB and another process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, mode)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def ensure_venv(image: ImageSpec, profile: Profile, log: Log = lambda s: None,
+                install_log: Optional[Path] = None) -> Path:
     """The venv of the image's pins for the profile, built on first use (without the harness)."""
     venv = venv_path(image, profile)
     if (venv / _COMPLETE).exists():
+        _remove_superseded(image, profile, venv)
         return venv
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    build_lock = _flock(venv.parent / f".{venv.name}.lock", fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if build_lock is None:
+        log(f"waiting for another process building {venv.name}")
+        build_lock = _flock(venv.parent / f".{venv.name}.lock", fcntl.LOCK_EX)
+    try:
+        if not (venv / _COMPLETE).exists():  # the other process may have built it meanwhile
+            _build(image, profile, venv, log, install_log)
+    finally:
+        os.close(build_lock)  # type: ignore[arg-type]
+    _remove_superseded(image, profile, venv)
+    return venv
+
+
+def _build(image: ImageSpec, profile: Profile, venv: Path, log: Log, install_log: Optional[Path]) -> None:
     base = interpreters.find(profile.python, f"profile {profile.name}")
     log(f"building venv {venv.name} (Python {profile.python}): {', '.join(image.requirements(profile))}")
-    shutil.rmtree(venv, ignore_errors=True)  # an interrupted build: start again
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    _run([base, "-m", "venv", str(venv)], f"create a venv with {base}")
-    with tempfile.TemporaryDirectory() as tmp:
-        req, con = Path(tmp, "requirements.txt"), Path(tmp, "constraints.txt")
+    building = Path(tempfile.mkdtemp(prefix=f".{venv.name}.building-", dir=venv.parent))
+    building.chmod(0o755)  # as `python -m venv` would make it, not mkdtemp's 0700
+    output: list[str] = []
+    try:
+        _run([base, "-m", "venv", str(building)], f"create a venv with {base}", output)
+        req, con = building / "requirements.txt", building / "constraints.txt"
         req.write_text("\n".join(image.requirements(profile)) + "\n")
         con.write_text("\n".join(image.constraints(profile)) + "\n")
-        cmd = [str(python_of(venv)), "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+        cmd = [str(python_of(building)), "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
                "-r", str(req), "-c", str(con)]
         for link in image.package_sources(profile):
             cmd += ["--find-links", link]
         sources = image.package_sources(profile)
         where = f" (packages come from PyPI and {', '.join(sources)})" if sources else ""
-        _run(cmd, f"install the {profile.name} pins of {image.name}{where}")
-    for old in venv.parent.glob(f"{image.name}-{profile.name}-*"):
-        if old != venv:
-            shutil.rmtree(old, ignore_errors=True)  # superseded by a changed spec
-    (venv / _COMPLETE).write_text("\n".join(image.requirements(profile)) + "\n")
-    return venv
+        _run(cmd, f"install the {profile.name} pins of {image.name}{where}", output, install_log)
+        (building / _COMPLETE).write_text("\n".join(image.requirements(profile)) + "\n")
+        shutil.rmtree(venv, ignore_errors=True)  # an incomplete leftover of a build killed before this lock
+        # `python -m` works from the new place: the venv's python is a link to the base interpreter.
+        os.rename(building, venv)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+        if install_log is not None and output:
+            _keep_log(install_log, output)
+
+
+def _keep_log(path: Path, output: list[str]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("\n".join(output) + "\n")
+    except OSError:
+        pass  # the log is a convenience; its failure must not hide the install's own error
+
+
+def _remove_superseded(image: ImageSpec, profile: Profile, current: Path) -> None:
+    """Venvs of the same image and profile from earlier inputs, unless a run still uses one."""
+    for old in current.parent.glob(f"{image.name}-{profile.name}-*"):
+        if old == current or not old.is_dir():
+            continue
+        fd = _flock(old / _IN_USE, fcntl.LOCK_EX | fcntl.LOCK_NB) if (old / _COMPLETE).exists() else None
+        if fd is None and (old / _COMPLETE).exists():
+            continue  # in use by another run: left for a later cleanup
+        try:
+            shutil.rmtree(old, ignore_errors=True)
+        finally:
+            if fd is not None:
+                os.close(fd)
 
 
 def install_harness(venv: Path, wheel: Path) -> None:
@@ -75,16 +140,18 @@ def install_harness(venv: Path, wheel: Path) -> None:
     if marker.exists() and marker.read_text() == wheel.parent.name:
         return
     _run([str(python_of(venv)), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-deps",
-          "--force-reinstall", str(wheel)], f"install the harness into {venv.name}")
+          "--force-reinstall", str(wheel)], f"install the harness into {venv.name}", [])
     marker.write_text(wheel.parent.name)
 
 
-def _run(cmd: list, what: str) -> None:
+def _run(cmd: list, what: str, output: list[str], install_log: Optional[Path] = None) -> None:
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    output += [f"$ {' '.join(str(c) for c in cmd)}", proc.stdout, proc.stderr]
     if proc.returncode != 0:
         detail = telling_error((proc.stderr + proc.stdout).splitlines()) or \
             (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise UserError(f"could not {what}: {detail}", code=3)
+        where = f" (pip's whole output: {install_log})" if install_log else ""
+        raise UserError(f"could not {what}: {detail}{where}", code=3)
 
 
 class VenvEnvironment(Environment):
@@ -92,6 +159,12 @@ class VenvEnvironment(Environment):
         self.venv = venv
         self.image = image
         self.description = f"venv {venv.name}"
+        self._in_use = _flock(venv / _IN_USE, fcntl.LOCK_SH)
+
+    def close(self) -> None:
+        if self._in_use is not None:
+            os.close(self._in_use)
+            self._in_use = None
 
     def run(self, config: Config) -> Iterator[Event]:
         out_dir = Path(config.out).parent
@@ -101,8 +174,11 @@ class VenvEnvironment(Environment):
         with tempfile.TemporaryDirectory(prefix="runner-harness-") as tmp:
             path = config.write(os.path.join(tmp, "config.json"))
             with open(os.path.join(tmp, "stderr"), "w+b") as stderr:
+                # Its own session, so that only the host hears a terminal's Ctrl-C and passes it on; SIGTERM
+                # when the host dies, so that a killed host leaves no harness writing on.
                 proc = subprocess.Popen([str(python_of(self.venv)), "-m", "portability_harness", path], cwd=out_dir,
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=env)
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=env,
+                                        preexec_fn=processes.own_session(signal.SIGTERM))
                 assert proc.stdout is not None
 
                 def ended() -> tuple[int, str]:
@@ -113,9 +189,13 @@ class VenvEnvironment(Environment):
                 try:
                     yield from harness_events(config, iter(proc.stdout.readline, b""), ended)
                 finally:
-                    if proc.poll() is None:  # the host stopped reading (interrupted): stop the harness too
-                        proc.terminate()
-                        proc.wait()
+                    if proc.poll() is None:  # the host stopped reading (a signal): stop the harness too
+                        proc.send_signal(signal.SIGTERM)
+                        try:
+                            proc.wait(STOP_WAIT_S)
+                        except subprocess.TimeoutExpired:
+                            proc.kill()
+                            proc.wait()
 
 
 class LocalBackend(Backend):
@@ -124,7 +204,7 @@ class LocalBackend(Backend):
     def __init__(self, harness_dir: Path):
         self.harness_dir = harness_dir
 
-    def prepare(self, cell: "Cell", log: Log) -> VenvEnvironment:
-        venv = ensure_venv(cell.image, cell.profile, log)
+    def prepare(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> VenvEnvironment:
+        venv = ensure_venv(cell.image, cell.profile, log, install_log)
         install_harness(venv, harness_dist.wheel(self.harness_dir))
         return VenvEnvironment(venv, cell.image)

@@ -34,6 +34,11 @@ class Results:
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
 
+    @property
+    def quick(self) -> bool:
+        """Some records were measured with --quick: their latencies are not results."""
+        return bool(self.cases["quick"].any()) if "quick" in self.cases else False
+
     def targets(self, framework: str | None = None) -> list[str]:
         """The measured setups, in a stable order (device kind, then order of appearance)."""
         frame = self.cases if framework is None else self.cases[self.cases["framework"] == framework]
@@ -102,23 +107,28 @@ def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, A
 
 
 def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool) -> dict[str, Any] | None:
-    try:
-        contents = store.read(str(path))
-    except store.CorruptResults as e:
-        notes.append(f"{e}; the file is left out")
-        return None
+    contents = store.read(str(path))
     header = contents.header
+    notes += [f"{path}: {p}" for p in contents.problems()]
     if header is None:
-        if contents.records or contents.torn:
-            notes.append(f"{path}: no header record; the file is left out")
+        if contents.records or contents.torn or contents.damaged:
+            notes.append(f"{path}: no readable header record; the file's {len(contents.cases)} case records are "
+                         "left out")
         return None
     if contents.torn is not None:
         notes.append(f"{path}: the last line is torn (the run was killed); its {len(contents.cases)} whole "
                      "case records are read")
+    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted"]
+    if interrupted:
+        notes.append(f"{path}: {len(interrupted)} case{'s were' if len(interrupted) > 1 else ' was'} interrupted "
+                     "and not run again; `--resume` on that run measures them")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     for c in contents.cases:
-        row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id")}
+        if c.get("outcome") == "interrupted":
+            continue  # no result (noted above)
+        row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id"),
+               "quick": bool(header.get("quick"))}
         row.update({k: c.get(k) for k in CASE_FIELDS})
         if samples:
             row["warm_samples_s"] = c.get("warm_samples_s") or []

@@ -57,8 +57,8 @@ def _md_table(t: sections.Table) -> str:
     return "\n".join(lines)
 
 
-def markdown(secs: list[sections.Section], title: str, out_dir: Path) -> str:
-    parts = [f"# {title}", ""]
+def markdown(secs: list[sections.Section], title: str, out_dir: Path, banner: str | None = None) -> str:
+    parts = [f"# {title}", ""] + ([f"> **{banner}**", ""] if banner else [])
     for s in secs:
         parts += [f"## {s.title}", ""]
         for b in s.blocks:
@@ -83,6 +83,7 @@ th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; } nav a { margin-right: 1em; } .note { color: #8a5a00; }
+.banner { background: #fff3cd; border: 1px solid #e0c36a; padding: .6em .9em; font-weight: 600; }
 """
 
 # Lets a reader (and the screenshot test) see that every embedded figure decoded.
@@ -117,8 +118,9 @@ def _html_figure(f: figures.Figure) -> str:
             f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
 
 
-def page(secs: list[sections.Section], title: str) -> str:
+def page(secs: list[sections.Section], title: str, banner: str | None = None) -> str:
     body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p class="banner">{html.escape(banner)}</p>' if banner else "",
             "<nav>" + "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in secs) + "</nav>"]
     for s in secs:
         body.append(f'<h2 id="{s.anchor}">{html.escape(s.title)}</h2>')
@@ -146,6 +148,7 @@ def write(r: Results, out_dir: Path) -> tuple[Path, Path, list[Path]]:
     title = f"Portability report: {runs or 'results'} ({stamp})"
     md = out_dir / "report.md"
     html_path = out_dir / "report.html"
-    files.write_text(md, markdown(secs, title, out_dir))
-    files.write_text(html_path, page(secs, title))
+    banner = sections.banner(r)
+    files.write_text(md, markdown(secs, title, out_dir, banner))
+    files.write_text(html_path, page(secs, title, banner))
     return md, html_path, sorted(figure_dir.glob("*.png"))

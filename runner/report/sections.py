@@ -11,6 +11,7 @@ from typing import Callable, Optional, Union
 
 import pandas as pd
 
+from runner import view
 from runner.report import figures, tables
 from runner.report.load import Results
 
@@ -41,6 +42,14 @@ class Section:
 
 def case_anchor(framework: str, target: str, category: str) -> str:
     return "cases-" + figures.slug(f"{framework} {target} {category}")
+
+
+def banner(r: Results) -> Optional[str]:
+    """What a reader must know before any table: shown above everything."""
+    if not r.quick:
+        return None
+    files = sorted(set(r.cases.loc[r.cases["quick"], "file"]))
+    return f"{view.QUICK} Quick records: {', '.join(files)}."
 
 
 def build(r: Results, figure_dir: Path) -> list[Section]:

@@ -1,0 +1,72 @@
+"""The processes of a cell run, read from /proc: what a case started, and how much memory they all hold.
+
+The harness runs in a session of its own (the backend starts it so); the worker gets a process group of
+its own inside that session, and whatever a case starts stays in the session unless it calls setsid
+itself. So "every process this run started" is "every process of this session but the supervisor".
+Linux only: elsewhere these functions see no processes, and nothing is cleaned up or watched.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from typing import Callable, Iterable, Optional, Set
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _session(pid: int) -> Optional[int]:
+    """The session id of a live process, or None if it is gone (or a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
+    fields = data[data.rfind(b")") + 2:].split()
+    if fields[0] in (b"Z", b"X"):  # a zombie holds no memory and cannot be killed again
+        return None
+    return int(fields[3])
+
+
+def session_members(session: int) -> Set[int]:
+    """Every live process of the session (the session leader included)."""
+    try:
+        pids = [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return set()
+    return {pid for pid in pids if _session(pid) == session}
+
+
+def kill(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def rss_bytes(pids: Iterable[int]) -> int:
+    """Resident memory of the processes together (shared pages counted in each: an upper bound)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def own_session(death_signal: int) -> Callable[[], None]:
+    """A `preexec_fn` for a child that leads a session of its own (so that everything it starts can be found
+    and ended, and a terminal's Ctrl-C reaches only its parent) and gets `death_signal` when its parent dies
+    (so that a killed parent leaves no child running on)."""
+    def preexec() -> None:
+        os.setsid()
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, death_signal)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    return preexec
