@@ -4,6 +4,14 @@ The classifier reads every exception in the chain (causes and contexts, not only
 because frameworks often wrap the informative error: TensorFlow's InvalidArgumentError around a
 missing-kernel message, torch_xla's RuntimeError around an XLA UNIMPLEMENTED status.
 Rules are ordered: the first that matches wins.
+
+A support failure (the rules say `not_implemented`) is then checked against what the framework
+declares (portability_harness.declared): given a declared-support table, the device kind and, when
+known, the public function and the case's dtypes, a failure of an op that the device declares for other
+dtypes is `type`, and one of an op the device does not declare at all is `not_implemented`. The op and
+dtype are read from the message where the framework prints them, else taken from the function and the
+case. TensorFlow's detailed placement errors carry the op's registered kernels themselves; they decide
+without a table.
 """
 from __future__ import annotations
 
@@ -12,6 +20,10 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from portability_harness import declared
+from portability_harness.declared import messages
+from portability_harness.declared.dtypes import canonical as canonical_dtype
 
 # (type name, message) of each exception in the chain, outermost first.
 Chain = Sequence[Tuple[str, str]]
@@ -35,7 +47,8 @@ _RULES: List[Tuple[str, re.Pattern]] = [
         r"|\b(dtype|data ?type|element type)\b[^.\n]{0,80}(is not supported|unsupported|not supported|not implemented)"
         r"|\b(" + _DTYPE_NAMES + r")\b[^.\n]{0,60}(is not supported|are not supported|unsupported|not implemented)"
         r"|Unsupported (type|dtype)|Value passed to parameter '\w+' has DataType \w+ not in list of allowed values"
-        r"|type \w+ is not supported|The values for attribute 'dtype' do not match|No registered '\w+' OpKernel for '\w+' devices compatible with node[^\n]*T=DT_",
+        r"|type \w+ is not supported|The values for attribute 'dtype' do not match|No registered '\w+' OpKernel for '\w+' devices compatible with node[^\n]*T=DT_"
+        r"|not contain X64 element types",  # XLA on a TPU: a 64-bit type it cannot rewrite away
         re.I)),
     ("not_implemented", re.compile(
         r"\b(NotImplementedError|UnimplementedError)\b|UNIMPLEMENTED|not implemented|no kernel"
@@ -63,8 +76,23 @@ _CASE_ERROR_MESSAGE = re.compile(
     r"|The test (does not take|requires) parameters", re.I)
 
 
-def classify(chain: Chain, raised_in_case: bool = False, framework_modules: Sequence[str] = ()) -> str:
-    """The category of a failure. `raised_in_case`: the innermost traceback frame is in a curated module."""
+def classify(chain: Chain, raised_in_case: bool = False, framework_modules: Sequence[str] = (), *,
+             table: Optional[Dict[str, Any]] = None, device: Optional[str] = None, function: Optional[str] = None,
+             dtypes: Sequence[Any] = ()) -> str:
+    """The category of a failure. `raised_in_case`: the innermost traceback frame is in a curated module.
+
+    For support failures, optionally: `table`, the declared-support table of the framework version that
+    ran (declared.load); `device`, the cell's device kind (cpu, cuda, tpu); `function`, the sampled public
+    name (tf.cast, torch.add); `dtypes`, the case's dtypes (names or dtype objects), e.g. from its
+    parameters. Without them, or where the table does not know the op, the message rules decide."""
+    category = _by_rules(chain, raised_in_case, framework_modules)
+    if category == "not_implemented":
+        text = "\n".join(f"{t}: {m}" for t, m in chain)
+        return _by_declarations(text, table, device, function, dtypes) or category
+    return category
+
+
+def _by_rules(chain: Chain, raised_in_case: bool, framework_modules: Sequence[str]) -> str:
     if not chain:
         return "other"
     innermost_type, innermost_msg = chain[-1]
@@ -82,6 +110,36 @@ def classify(chain: Chain, raised_in_case: bool = False, framework_modules: Sequ
         if pattern.search(text):
             return category
     return "other"
+
+
+def _by_declarations(text: str, table: Optional[Dict[str, Any]], device: Optional[str], function: Optional[str],
+                     dtypes: Sequence[Any]) -> Optional[str]:
+    """`type` or `not_implemented` from what the message and the table say the device declares; None when
+    they cannot tell."""
+    reading = messages.read(text)
+    kind = device or reading.device
+    if kind is None:
+        return None
+    has_kernel = messages.kernels_on(reading, kind)
+    if has_kernel is not None:
+        # the framework listed the op's kernels: some on this device means only a type attribute failed
+        return "type" if has_kernel else "not_implemented"
+    if not table:
+        return None
+    wanted = reading.dtypes or [d for d in (canonical_dtype(x) for x in dtypes) if d]
+    candidates = [op for op in reading.ops if declared.ops_for(table, op)]
+    if not candidates and function and declared.ops_for(table, function):
+        candidates = [function]
+    for op in candidates:
+        verdicts = {declared.declared(table, op, kind, d) for d in wanted} if wanted else {declared.declared(table, op, kind)}
+        if verdicts == {"op_not_declared"}:
+            return "not_implemented"
+        if "dtype_not_declared" in verdicts:
+            return "type"
+        if "declared" in verdicts:
+            # the op is there (for this dtype or some): a failed kernel lookup can only be a type mismatch
+            return "type" if reading.kernel_lookup else None
+    return None
 
 
 def exception_chain(exc: BaseException) -> List[Tuple[str, str]]:
