@@ -3,12 +3,12 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker report images bench-overhead bench-timing clean
+.PHONY: matrix test test-docker test-ray report images bench-overhead bench-timing clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ./harness -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ./harness -e '.[test,ray]'
 	@touch $@
 
 matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then merged.json and a summary
@@ -21,6 +21,9 @@ test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs 
 test-docker: $(BIN)/.installed  ## the Docker end-to-end check; starts (then stops) dockerd if no engine answers
 	scripts/docker-engine.sh start
 	$(BIN)/pytest -m docker tests/docker; status=$$?; scripts/docker-engine.sh stop; exit $$status
+
+test-ray: $(BIN)/.installed  ## the Ray end-to-end check: a head and workers started (then stopped) on this machine
+	$(BIN)/pytest -m ray tests/ray
 
 report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest run (RUN=results/<id> for another)
 	$(BIN)/runner report $(RUN)

@@ -12,12 +12,13 @@ import typer
 from portability_harness.protocol import FRAMEWORKS, MODES
 from portability_harness.records import store
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from runner import engine, view
 from runner.errors import Stopped, UserError
 from runner.plan import Cell, Options, plan
-from runner.progress import CellProgress
+from runner.progress import CellProgress, ClusterProgress
 from runner.project import Project, checkout
 from runner.rundir import RunDir
 
@@ -60,7 +61,7 @@ def _summary_table(merged: dict) -> Table:
     for col in view.CELL_COLUMNS:
         t.add_column(col, overflow="fold", ratio=3 if col == "reason" else 1)
     for r in view.cell_rows(merged):
-        values = view.cell_values(r)
+        values = [escape(v) for v in view.cell_values(r)]  # reasons quote pip and the frameworks: no markup
         values[2] = f"[{_CELL_STYLE.get(r.status, 'white')}]{values[2]}[/]"
         t.add_row(*values)
     return t
@@ -79,15 +80,26 @@ def resume_command(rundir: RunDir) -> str:
     return shlex.join(["runner", *args, "--resume", "--out", str(rundir.path)])
 
 
-def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool) -> None:
+def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None) -> None:
+    """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py)."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
     several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
+
+    def on_error(c: Cell, e: str) -> None:
+        if several:
+            err.print(f"[red]{c.key} failed:[/] {escape(e)}", highlight=False, soft_wrap=True)
+
     try:
-        merged = engine.run(project, cells, rundir, resume, _display, on_error=lambda c, e: several and err.print(
-            f"[red]{c.key} failed:[/] {e}", highlight=False, soft_wrap=True))
+        if address is None:
+            merged = engine.run(project, cells, rundir, resume, _display, on_error)
+        else:
+            from runner import ray_engine
+
+            merged = ray_engine.run(project, cells, rundir, resume, address,
+                                    lambda total: ClusterProgress(console, total), on_error)
     except Stopped as e:
         err.print(f"[yellow]stopped ({signal.Signals(e.signum).name}):[/] every finished case is kept in {rundir.path}; "
-                  f"continue with: {resume_command(rundir)}", highlight=False, soft_wrap=True)
+                  f"continue with: {escape(resume_command(rundir))}", highlight=False, soft_wrap=True)
         raise typer.Exit(128 + e.signum)
     for path in rundir.result_files():
         console.print(_cell_table(path))
@@ -102,6 +114,27 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool)
 
 _BACKEND_HELP = "docker, local (a venv from the image spec) or auto (docker when an engine answers)"
 _CURATED_HELP = "a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/"
+_ENGINES = ("local", "ray")
+_ENGINE_HELP = "local (this host runs the cells, one after another) or ray (the nodes of a Ray cluster do)"
+_ADDRESS_HELP = "--engine ray: the head node's HOST:PORT (default: $RAY_ADDRESS)"
+
+
+def _engine_address(engine_name: str, address: Optional[str]) -> Optional[str]:
+    """The cluster's address for --engine ray (None for local), or one line saying what is missing."""
+    if engine_name not in _ENGINES:
+        raise UserError(f"unknown --engine {engine_name!r}; choose one of {', '.join(_ENGINES)}")
+    if engine_name == "local":
+        if address:
+            raise UserError("--address is for --engine ray; add --engine ray or leave --address out")
+        return None
+    from runner import ray_engine
+
+    ray_engine.ray_module()  # installed, or one line saying how to install it
+    address = address or os.environ.get("RAY_ADDRESS")
+    if not address:
+        raise UserError("--engine ray needs the cluster's --address HOST:PORT (or RAY_ADDRESS); `ray up "
+                        "cluster/gcp.yaml` prints it")
+    return address
 
 
 @app.command()
@@ -119,10 +152,13 @@ def bench(
     base: Optional[str] = typer.Option(None, help="docker: the base image to build on (e.g. an offline one)"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=_CURATED_HELP),
+    engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
+    address: Optional[str] = typer.Option(None, help=_ADDRESS_HELP),
 ) -> None:
     """Run one image's curated cases on its device; write <out>/<framework>-<device>-<profile>.jsonl and merged.json."""
     if mode not in (None, *MODES):
         raise UserError(f"unknown --mode {mode!r}; choose steady or paper")
+    address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
     spec = project.image(image)
     patterns = tuple(functions or ())
@@ -130,11 +166,16 @@ def bench(
         if pattern not in project.matching(spec.framework, (pattern,)):
             raise UserError(f"--functions {pattern!r} matches no curated {spec.framework} function; "
                             f"see `runner list --framework {spec.framework}`")
-    (cell,) = plan(project, Options(profiles=(profile,), images=(image,), backend=backend, functions=patterns,
-                                    quick=quick, mode=mode, timeout_s=timeout, repeats=repeats, base=base))
+    (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
+                                    functions=patterns, quick=quick, mode=mode, timeout_s=timeout, repeats=repeats,
+                                    base=base))
+    if address is not None:
+        from runner import ray_engine
+
+        (cell,) = ray_engine.plan_on(address, project, [cell])
     if not cell.runnable:
-        raise UserError(f"{cell.label} cannot run here: {cell.reason}", code=3)
-    _run(project, [cell], out, resume)
+        raise UserError(f"{cell.label} cannot run {'on the cluster' if address else 'here'}: {cell.reason}", code=3)
+    _run(project, [cell], out, resume, address)
 
 
 @app.command("list")
@@ -152,7 +193,7 @@ def list_functions(framework: Optional[str] = typer.Option(None, help="torch, te
     console.print(t)
     for f in found:
         if f.error:  # its cases run as case_error records until it is fixed
-            err.print(f"[red]{f.module}: cannot be read: {f.error}", highlight=False, soft_wrap=True)
+            err.print(f"[red]{f.module}: cannot be read: {escape(f.error)}", highlight=False, soft_wrap=True)
 
 
 @app.command("matrix")
@@ -168,21 +209,29 @@ def run_matrix(
     dry_run: bool = typer.Option(False, "--dry-run", help="list the cells, their backend and why any cannot run"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=_CURATED_HELP),
+    engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
+    address: Optional[str] = typer.Option(None, help=_ADDRESS_HELP),
 ) -> None:
-    """Run every cell of matrix.toml this host can, one after another; merge into <out>/merged.json."""
+    """Run every cell of matrix.toml this host (or the cluster) can; merge into <out>/merged.json."""
+    address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
-    cells = plan(project, Options(profiles=tuple(profile or ()), backend=backend, functions=tuple(functions or ()),
-                                  quick=quick, repeats=repeats, base=base))
+    cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
+                                  functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base))
     if dry_run:
-        t = Table(title=f"{len(cells)} cells")
-        for col in ("image", "profile", "device", "backend", "repeats", "will", "reason"):
+        if address is not None:
+            from runner import ray_engine
+
+            cells = ray_engine.plan_on(address, project, cells)
+        t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""))
+        for col in ("image", "profile", "device", "needs" if address else "backend", "repeats", "will", "reason"):
             t.add_column(col, overflow="fold")
         for c in cells:
-            t.add_row(c.name, c.profile.name, c.device, c.backend, str(c.repeats),
+            where = f"a node with cell:{c.device}" if address else c.backend
+            t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats),
                       "run" if c.runnable else c.initial_status, c.reason or "")
         console.print(t)
         return
-    _run(project, cells, out, resume)
+    _run(project, cells, out, resume, address)
 
 
 @app.command()
@@ -201,7 +250,7 @@ def report(
     target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
     md, html, figures = render.write(r, target)
     for note in r.notes:
-        err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
     console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
 
 
@@ -250,7 +299,7 @@ def compare(
             if not shown.empty:
                 console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
     for note in notes:
-        err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
 
 
 images_app = typer.Typer(no_args_is_help=True, help="Build the Docker images of images/ for matrix.toml's profiles.")
@@ -285,7 +334,7 @@ def images_build(
             if len(cells) == 1:
                 raise
             failures.append(e)
-            err.print(f"[red]{e}", highlight=False, soft_wrap=True)
+            err.print(f"[red]{escape(str(e))}", highlight=False, soft_wrap=True)
     if failures:
         raise UserError(f"{len(failures)} of {len(cells)} images failed to build; see above", code=3)
 
@@ -301,12 +350,13 @@ def main() -> None:
     try:
         app()
     except UserError as e:
-        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
         sys.exit(e.code)
     except Stopped as e:  # outside a run: nothing to keep
         sys.exit(128 + e.signum)
     except OSError as e:  # a file-system failure not foreseen above: still one line, no traceback
-        err.print(f"[red]error:[/] {e.filename or ''}: {e.strerror or e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(e.filename or ''))}: {escape(str(e.strerror or e))}", highlight=False,
+                  soft_wrap=True)
         sys.exit(4)
 
 

@@ -15,6 +15,7 @@ from typing import Optional
 from portability_harness.protocol import Config
 
 from runner import backends, devices
+from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
 from runner.project import Project
@@ -25,6 +26,7 @@ class Options:
     """What the command line asked for; None (or empty) leaves the choice to matrix.toml."""
     profiles: tuple[str, ...] = ()
     images: tuple[str, ...] = ()  # only these images (runner bench); default: the matrix's cells
+    engine: str = "local"  # local: this host runs the cells; ray: the nodes of a Ray cluster do
     backend: str = "auto"
     functions: tuple[str, ...] = ()  # fnmatch patterns over sampled names
     quick: bool = False
@@ -39,7 +41,7 @@ class Cell:
     """One image for one profile, with every setting resolved."""
     image: ImageSpec
     profile: Profile  # the matrix's profile with the matching overrides applied
-    backend: str  # local or docker
+    backend: str  # local or docker; auto on a cluster, where each node decides
     repeats: int
     timeout_s: float  # per case
     cell_timeout_s: float  # docker: the container is killed after this
@@ -95,7 +97,8 @@ class Cell:
 def plan(project: Project, options: Options) -> list[Cell]:
     """The cells of the given profiles (default: matrix.toml's) and images (default: the matrix's cells)."""
     m = project.matrix
-    backend = backends.choose(options.backend)
+    here = options.engine == "local"  # else the cluster's nodes have the devices and choose the backend
+    backend = backends.choose(options.backend) if here else backends.check(options.backend)
     names = options.images or tuple(project.cell_images())
     cells = []
     for profile_name in options.profiles or tuple(m.matrix_profiles):
@@ -104,13 +107,18 @@ def plan(project: Project, options: Options) -> list[Cell]:
             spec = project.image(name)
             s = m.settings(spec.name, spec.framework, spec.device, profile_name)
             functions = project.matching(spec.framework, options.functions)
-            blocked = (devices.absent_reason(spec.device)
+            blocked = ((devices.absent_reason(spec.device) if here else None)
                        or (f"--functions selects no curated {spec.framework} function"
                            if options.functions and not functions else None)
-                       or backends.unavailable_reason(backend, spec.device))
+                       or (backends.unavailable_reason(backend, spec.device) if here else None))
             base = None
-            if backend == "docker" and not s.excluded:
-                base = options.base or s.base or s.profile.base_for(spec.device)
+            if backend in ("docker", "auto") and not s.excluded:
+                try:
+                    base = options.base or s.base or s.profile.base_for(spec.device)
+                except UserError:
+                    if backend == "docker":
+                        raise  # a node left to choose may still run the cell in a venv
+
             cells.append(Cell(
                 image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
                 timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s,

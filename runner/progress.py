@@ -1,36 +1,31 @@
-"""The host's live view of a cell run: functions done / total, current function, failures so far."""
+"""The host's live view of a run: per running cell, functions done / total, the current function and the
+failures so far; above them, a bar of the matrix's cells. One Rich live display at a time: a local run
+shows one cell repeat at a time, a cluster run one line per cell running on a node."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Optional
 
 from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan, Restart, Start
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 
-class CellProgress:
-    """One cell's bar; with `overall` = (index, total) also a bar of the matrix's cells."""
+def _progress(console: Console) -> Progress:
+    return Progress(TextColumn("[bold]{task.fields[label]}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=console, transient=False)
 
-    def __init__(self, console: Console, label: str, overall: tuple[int, int] | None = None):
-        self.console = console
-        self.label = label
-        self.overall = overall
-        self.progress = Progress(TextColumn("[bold]{task.fields[label]}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[detail]}"),
-                                 TimeElapsedColumn(), console=console, transient=False)
-        self.task = None
+
+class CellLine:
+    """One cell repeat's line in a live display: its harness events move it."""
+
+    def __init__(self, progress: Progress, label: str):
+        self.progress = progress
+        self.task: TaskID = progress.add_task("", total=None, label=label, detail="")
         self.remaining: Counter = Counter()
         self.failures = 0
         self.current = ""
-
-    def __enter__(self) -> "CellProgress":
-        self.progress.__enter__()
-        if self.overall:
-            index, total = self.overall
-            self.progress.add_task("", total=total, completed=index - 1, label="matrix", detail="cells")
-        self.task = self.progress.add_task("", total=None, label=self.label, detail="")
         self._show("starting")
-        return self
 
     def _show(self, current: str) -> None:
         self.current = current
@@ -39,10 +34,8 @@ class CellProgress:
     def log(self, message: str) -> None:
         self.progress.console.print(f"[dim]{message}", highlight=False)
 
-    def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
-
     def __call__(self, event: Event) -> None:
+        console = self.progress.console
         if isinstance(event, Plan):
             functions = {fn for _, fn in event.pending} | {fn for _, fn in event.done}
             self.remaining.update(fn for _, fn in event.pending)
@@ -58,8 +51,51 @@ class CellProgress:
                 self.progress.advance(self.task)
             self._show(self.current)
         elif isinstance(event, Restart):
-            self.console.print(f"[yellow]worker replaced: {event.reason}")
+            console.print(f"[yellow]worker replaced: {event.reason}", highlight=False)
         elif isinstance(event, Notice):
-            self.console.print(f"[yellow]{event.message}")
+            console.print(f"[yellow]{event.message}", highlight=False)
         elif isinstance(event, Finished):
             self._show("done")
+
+
+class CellProgress:
+    """A local run: a live display for one cell repeat; with `overall` = (index, total) also the matrix bar."""
+
+    def __init__(self, console: Console, label: str, overall: Optional[tuple[int, int]] = None):
+        self.progress = _progress(console)
+        self.label = label
+        self.overall = overall
+
+    def __enter__(self) -> CellLine:
+        self.progress.__enter__()
+        if self.overall:
+            index, total = self.overall
+            self.progress.add_task("", total=total, completed=index - 1, label="matrix", detail="cells")
+        return CellLine(self.progress, self.label)
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+
+class ClusterProgress:
+    """A cluster run: the matrix bar and a line per cell repeat running on a node."""
+
+    def __init__(self, console: Console, total: int):
+        self.progress = _progress(console)
+        self.total = total
+        self.matrix: Optional[TaskID] = None
+
+    def __enter__(self) -> "ClusterProgress":
+        self.progress.__enter__()
+        self.matrix = self.progress.add_task("", total=self.total, label="matrix", detail="cells")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def line(self, label: str) -> CellLine:
+        return CellLine(self.progress, label)
+
+    def cell_done(self) -> None:
+        assert self.matrix is not None
+        self.progress.advance(self.matrix)

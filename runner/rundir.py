@@ -192,6 +192,16 @@ class RunDir:
                 "cases": [{k: v for k, v in c.items() if k not in _RAW} for c in contents.cases]})
         return entry
 
+    def append(self, results_file: Path, lines: bytes) -> None:
+        """Append whole record lines a remote node wrote (fsynced, as the harness appends its own)."""
+        try:
+            with open(results_file, "ab") as f:
+                f.write(lines)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise files.os_error(results_file, e)
+
     # --- reading a folder back (the report) --------------------------------------------------------------------
 
     def merged_cells(self) -> list[dict[str, Any]]:

@@ -95,6 +95,7 @@ class Worker:
             quick=cfg.quick,
             timeout_s=cfg.timeout_s,
             memory_limit_mb=cfg.memory_limit_mb,
+            engine=cfg.engine or None,
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,

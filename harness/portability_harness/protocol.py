@@ -62,6 +62,9 @@ class Config:
     environment: str = ""  # what realised the image: a Docker image tag and id, or a venv
     git_commit: Optional[str] = None  # the host checkout's commit (an image has no git)
     memory_limit_mb: Optional[int] = None  # a worker holding more is killed and its case recorded as `memory`
+    # Where the host ran this (the engine, and on a cluster the node and Ray's version): the records' header
+    # and footer carry it, so a cell resumed on another node says where each part ran.
+    engine: Dict[str, Any] = field(default_factory=dict)
     annotations: Optional[str] = None  # default <curated_root>/annotations.json
 
     def case_paths(self) -> List[str]:

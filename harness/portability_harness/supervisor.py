@@ -257,7 +257,7 @@ class Supervisor:
 
     def write_footer(self, restarts: int) -> None:
         counts = schema.count_outcomes(store.read(self.cfg.out).cases)
-        self.append(schema.footer(counts, worker_restarts=restarts))
+        self.append(schema.footer(counts, worker_restarts=restarts, engine=self.cfg.engine or None))
         self.emit(Finished(counts=counts))
 
     def log_tail(self) -> str:

@@ -60,11 +60,15 @@ class Backend(ABC):
         installer printed goes to `install_log` when anything is built."""
 
 
-def choose(name: str) -> str:
-    """`auto`: docker when an engine answers, else local."""
+def check(name: str) -> str:
     if name not in NAMES:
         raise UserError(f"unknown --backend {name!r}; choose one of {', '.join(NAMES)}")
-    if name != "auto":
+    return name
+
+
+def choose(name: str) -> str:
+    """`auto`: docker when an engine answers (on the host that runs the cell), else local."""
+    if check(name) != "auto":
         return name
     from runner.backends import docker_engine  # the docker SDK only when asked about
 

@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional
 # 1: the first version.
 # 2: the header carries `catalog` (each curated function's usage decile, top-20 flag and paper label).
 # 3: the outcome `interrupted` (the run was stopped while the case ran; a resumed run runs it again and
-#    its result supersedes this record); the header carries `memory_limit_mb`.
+#    its result supersedes this record); the header carries `memory_limit_mb`; header and footer carry
+#    `engine` (how the host ran the cell: {"name": "ray", "node": ..., "ray_version": ...} on a cluster).
 SCHEMA = 3
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted")
