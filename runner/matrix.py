@@ -21,6 +21,11 @@ DEFAULT_CELL_TIMEOUT_S = 6 * 3600.0  # a container still running after this is k
 # physical memory, or an amount such as "8GiB". Beyond it the case is recorded as `memory`, not the host's
 # problem.
 DEFAULT_MEMORY = 0.75
+# Steady sampling stops when the median's confidence interval is within DEFAULT_PRECISION of it.
+DEFAULT_PRECISION = 0.01
+DEFAULT_CONFIDENCE = 0.95
+# The worker leaves one CPU to the supervisor and the host (protocol.Config.cpus).
+DEFAULT_CPUS = "all-but-one"
 _UNITS = {"KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40}
 _AMOUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(KiB|MiB|GiB|TiB)\s*$")
 
@@ -85,8 +90,11 @@ class CellSettings:
     repeats: int
     timeout_s: float
     cell_timeout_s: float
-    mode: str
+    modes: tuple[str, ...]  # steady, paper, or both (the study's method beside ours, in one run)
     memory_limit_mb: int
+    precision: float | None  # steady sampling: the median's interval within this, relative
+    confidence: float
+    cpus: str
     base: str | None  # an override's base image, else the profile's for the device
     excluded: str | None  # the reason, when an exclude matches
 
@@ -102,8 +110,11 @@ class Matrix:
     repeats: int = 1
     timeout_s: float = DEFAULT_TIMEOUT_S
     cell_timeout_s: float = DEFAULT_CELL_TIMEOUT_S
-    mode: str = "steady"
+    modes: tuple[str, ...] = ("steady",)
     memory: float | str = DEFAULT_MEMORY
+    precision: float | None = DEFAULT_PRECISION
+    confidence: float = DEFAULT_CONFIDENCE
+    cpus: str = DEFAULT_CPUS
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
 
@@ -125,14 +136,15 @@ class Matrix:
             memory = s.get("memory", memory)
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
         return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
-                            mode=self.mode, memory_limit_mb=memory_mb(memory),
+                            modes=self.modes, memory_limit_mb=memory_mb(memory), precision=self.precision,
+                            confidence=self.confidence, cpus=self.cpus,
                             base=base.format(python=p.python) if base else None, excluded=excluded)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
 
 _MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode",
-                "memory"}
+                "memory", "precision", "confidence", "cpus"}
 _PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
 _RULE_KEYS = {"image", "framework", "device", "profile"}
 _OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats", "memory"}
@@ -210,6 +222,18 @@ def _memory(src: _Source, table: dict, header: str) -> float | str:
     return value
 
 
+def _sampling(src: _Source, section: dict) -> tuple[float | None, float]:
+    precision = section.get("precision", DEFAULT_PRECISION)
+    if precision is not False and not (isinstance(precision, float) and 0 < precision < 1):
+        raise src.fail(f"precision = {precision!r} is not a fraction such as 0.01 (±1%) or false",
+                       "write e.g. precision = 0.01", key="precision", table="matrix")
+    confidence = section.get("confidence", DEFAULT_CONFIDENCE)
+    if not (isinstance(confidence, float) and 0.5 <= confidence < 1):
+        raise src.fail(f"confidence = {confidence!r} is not a probability such as 0.95",
+                       "write e.g. confidence = 0.95", key="confidence", table="matrix")
+    return (None if precision is False else precision), confidence
+
+
 def _rule(src: _Source, body: dict, kind: str, profiles: dict) -> Rule:
     rule = Rule(**{k: body.get(k) for k in _RULE_KEYS})
     for key, allowed in (("framework", FRAMEWORKS), ("device", DEVICE_KINDS), ("profile", profiles)):
@@ -276,8 +300,18 @@ def load(path: Path) -> Matrix:
     m.timeout_s = _positive(src, section, "timeout", m.timeout_s, "matrix", float)
     m.cell_timeout_s = _positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
     m.memory = _memory(src, section, "matrix")
-    m.mode = section.get("mode", "steady")
-    _check_choice(src, m.mode, MODES, "mode", "[matrix]", "matrix")
+    mode = section.get("mode", "steady")
+    m.modes = tuple(mode) if isinstance(mode, list) else (mode,)
+    for value in m.modes:
+        _check_choice(src, value, MODES, "mode", "[matrix]", "matrix")
+    if not m.modes or len(set(m.modes)) != len(m.modes):
+        raise src.fail(f"mode = {mode!r} names no mode or one twice", 'write mode = "steady" or ["steady", "paper"]',
+                       key="mode", table="matrix")
+    m.precision, m.confidence = _sampling(src, section)
+    m.cpus = str(section.get("cpus", DEFAULT_CPUS))
+    if not (m.cpus in ("all", "all-but-one") or m.cpus.isdigit() and int(m.cpus) > 0):
+        raise src.fail(f"cpus = {section.get('cpus')!r} is not all, all-but-one or a number of CPUs",
+                       'write e.g. cpus = "all-but-one"', key="cpus", table="matrix")
     for body in data.get("exclude", []):
         _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
         if not isinstance(body.get("reason"), str):

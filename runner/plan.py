@@ -48,6 +48,9 @@ class Cell:
     mode: str
     quick: bool
     memory_limit_mb: int  # the worker's memory limit (docker: the container's)
+    precision: Optional[float]  # steady sampling (protocol.Config)
+    confidence: float
+    cpus: str
     functions: tuple[str, ...]  # the patterns that select functions of this framework; () selects all
     base: Optional[str]  # docker: the base image; None for the local backend
     excluded: Optional[str] = None  # the [[exclude]]'s reason
@@ -67,11 +70,11 @@ class Cell:
 
     @property
     def key(self) -> str:
-        return f"{self.image.name}/{self.profile.name}"
+        return f"{self.image.name}/{self.profile.name}" + (f"/{self.mode}" if self.mode != "steady" else "")
 
     @property
     def label(self) -> str:
-        return f"{self.image.name} ({self.profile.name})"
+        return f"{self.image.name} ({self.profile.name}" + (f", {self.mode}" if self.mode != "steady" else "") + ")"
 
     @property
     def runnable(self) -> bool:
@@ -91,7 +94,8 @@ class Cell:
         return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
                       mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
                       resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
-                      environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb)
+                      environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
+                      precision=self.precision, confidence=self.confidence, cpus=self.cpus)
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
@@ -119,10 +123,11 @@ def plan(project: Project, options: Options) -> list[Cell]:
                     if backend == "docker":
                         raise  # a node left to choose may still run the cell in a venv
 
-            cells.append(Cell(
-                image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
-                timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s,
-                mode=options.mode or s.mode, quick=options.quick, memory_limit_mb=s.memory_limit_mb,
-                functions=functions, base=base,
-                excluded=s.excluded, blocked=None if s.excluded else blocked))
+            for mode in (options.mode,) if options.mode else s.modes:
+                cells.append(Cell(
+                    image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
+                    timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
+                    quick=options.quick, memory_limit_mb=s.memory_limit_mb, precision=s.precision,
+                    confidence=s.confidence, cpus=s.cpus, functions=functions, base=base,
+                    excluded=s.excluded, blocked=None if s.excluded else blocked))
     return cells

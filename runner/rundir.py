@@ -47,8 +47,8 @@ class CellState:
     def entry(self) -> dict[str, Any]:
         c = self.cell
         return {"key": c.key, "image": c.name, "framework": c.framework, "device": c.device, "profile": c.profile.name,
-                "repeats": c.repeats, "status": self.status, "reason": self.reason, "backend": c.backend,
-                "files": self.files}
+                "mode": c.mode, "repeats": c.repeats, "status": self.status, "reason": self.reason,
+                "backend": c.backend, "files": self.files}
 
 
 class RunDir:
@@ -82,14 +82,15 @@ class RunDir:
     # --- layout ------------------------------------------------------------------------------------------------
 
     def results_file(self, cell: Cell, repeat: int) -> Path:
+        mode = f"-{cell.mode}" if cell.mode != "steady" else ""
         suffix = f"-r{repeat}" if cell.repeats > 1 else ""
-        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{suffix}.jsonl"
+        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{mode}{suffix}.jsonl"
 
     def log_file(self, results_file: Path) -> Path:
         return Path(log_path(str(results_file)))
 
     def install_log(self, cell: Cell) -> Path:
-        """Everything pip (or the image build) printed while realising the cell's environment."""
+        """Everything the installer (or the image build) printed while realising the cell's environment."""
         return self.path / f"{cell.name}-{cell.profile.name}.install.log"
 
     def result_files(self) -> list[Path]:

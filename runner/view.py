@@ -61,6 +61,7 @@ def format_seconds(s: Optional[float]) -> str:
 class CellRow:
     image: str
     profile: str
+    mode: str
     backend: str
     status: str
     device_model: str
@@ -88,7 +89,7 @@ def cell_rows(merged: dict) -> list[CellRow]:
         for case in cases:
             outcomes[case["outcome"]] += 1
         problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
-        out.append(CellRow(c["image"], c["profile"], c.get("backend") or "-", c["status"],
+        out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
                            c.get("reason") or "", bool(header.get("quick")), problems))
     return out
@@ -102,7 +103,8 @@ def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
-    return [f"{r.image} {r.profile}", r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
+    cell = f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
+    return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
 
 
 def summary_markdown(merged: dict) -> str:

@@ -43,14 +43,29 @@ def test_matrix_beats_defaults_override_beats_matrix_cli_beats_both(tmp_path):
                 'mode = "paper"\n' + PROFILE + '[[override]]\nimage = "torch-cpu"\nrepeats = 5\ntimeout = 30\n'
                 'packages = { torch = "2.9.0" }\n')
     plain = cells(p)
-    assert (plain["jax-cpu/p"].repeats, plain["jax-cpu/p"].timeout_s, plain["jax-cpu/p"].mode) == (3, 60, "paper")
-    assert (plain["torch-cpu/p"].repeats, plain["torch-cpu/p"].timeout_s) == (5, 30)
-    assert plain["torch-cpu/p"].profile.packages["torch"] == "2.9.0"
-    assert plain["jax-cpu/p"].profile.packages["torch"] == "2.13.0"  # the override touched only its cell
+    jax, torch = plain["jax-cpu/p/paper"], plain["torch-cpu/p/paper"]  # a cell's key names a mode other than steady
+    assert (jax.repeats, jax.timeout_s, jax.mode) == (3, 60, "paper")
+    assert (torch.repeats, torch.timeout_s) == (5, 30)
+    assert torch.profile.packages["torch"] == "2.9.0"
+    assert jax.profile.packages["torch"] == "2.13.0"  # the override touched only its cell
     told = cells(p, repeats=2, timeout_s=10.0, mode="steady", quick=True)
     for key in ("jax-cpu/p", "torch-cpu/p"):
         assert (told[key].repeats, told[key].timeout_s, told[key].mode, told[key].quick) == (2, 10.0, "steady", True)
     assert told["torch-cpu/p"].profile.packages["torch"] == "2.9.0"  # pins are matrix.toml's alone
+
+
+def test_both_modes_make_two_cells_each_with_its_own_file(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\nmode = ["steady", "paper"]\n'
+                'precision = 0.02\ncpus = "all"\n' + PROFILE)
+    both = cells(p)
+    assert set(both) == {"jax-cpu/p", "jax-cpu/p/paper"}
+    assert both["jax-cpu/p"].precision == 0.02 and both["jax-cpu/p"].cpus == "all"
+    from runner.rundir import RunDir
+
+    rd = RunDir(tmp_path / "run")
+    assert rd.results_file(both["jax-cpu/p"], 1).name == "jax-cpu-p.jsonl"
+    assert rd.results_file(both["jax-cpu/p/paper"], 1).name == "jax-cpu-p-paper.jsonl"
+    assert set(cells(p, mode="paper")) == {"jax-cpu/p/paper"}  # the command line picks one
 
 
 def test_the_docker_base_comes_from_the_option_the_override_or_the_profile(tmp_path):

@@ -6,6 +6,7 @@ environment. Loaded any other way (by a project's own tests), the fixtures skip.
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import getpass
 import os
@@ -27,7 +28,7 @@ from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
                                           Finished, Plan, Start)
 from portability_harness.records import schema, store
-from portability_harness.timing import Measurement, Policy, measure
+from portability_harness.timing import Measurement, Policy, calibrate, measure
 
 _MISSING_PREFIX = "missing_api: "
 
@@ -42,6 +43,7 @@ class CaseState:
     raised_in_case: bool = False
     failed: bool = False
     skip_reason: Optional[str] = None
+    calibration_s: Optional[float] = None  # the host's speed just before the case (timing.calibrate)
 
 
 class Worker:
@@ -52,7 +54,7 @@ class Worker:
         self.root = os.path.abspath(cfg.curated_root)
         self.emit = Emitter(int(os.environ[ENV_EVENTS_FD]))
         self.adapter = adapter_for(cfg.framework)
-        self.policy = Policy.named(cfg.mode, cfg.quick)
+        self.policy = Policy.named(cfg.mode, cfg.quick, cfg.precision, cfg.confidence)
         self.annotations = clf.load_annotations(cfg.annotations_path())
         self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
@@ -96,6 +98,8 @@ class Worker:
             timeout_s=cfg.timeout_s,
             memory_limit_mb=cfg.memory_limit_mb,
             engine=cfg.engine or None,
+            policy=dataclasses.asdict(self.policy),
+            cpus=sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,
@@ -138,7 +142,8 @@ _worker: Optional[Worker] = None
 def pytest_configure(config: pytest.Config) -> None:
     global _worker
     config.addinivalue_line(
-        "markers", "function(name, decile, top20, paper_label=None): the sampled function a curated module covers"
+        "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
+                   "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
     )
     if ENV_CONFIG not in os.environ:
         return  # loaded outside a cell run (e.g. by the project's own tests): fixtures are inert
@@ -221,6 +226,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     state = item.stash[_STATE]
     w.emit(Start(case_id=item.nodeid, function=state.function))
     before = processes.session_members(os.getsid(0))
+    state.calibration_s = calibrate()
     t0 = time.perf_counter()
     yield
     duration = time.perf_counter() - t0
@@ -248,6 +254,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         duration_s=duration,
         timing=state.measurement.as_record() if state.measurement else None,
         fallback=state.fallback,
+        calibration_s=state.calibration_s,
         **fields,
     )
 
@@ -263,7 +270,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     state = item.stash[_STATE]
     if item.get_closest_marker("function") is None:
-        raise clf.CaseError("curated module has no pytest.mark.function(name, decile, top20) marker")
+        raise clf.CaseError('curated module has no function marker; add pytestmark = pytest.mark.function("<name>")')
     try:
         w.adapter.resolve(state.function)
     except LookupError as e:

@@ -58,12 +58,14 @@ def rss_bytes(pids: Iterable[int]) -> int:
     return total
 
 
-def own_session(death_signal: int) -> Callable[[], None]:
+def own_session(death_signal: int, cpus: Optional[Iterable[int]] = None) -> Callable[[], None]:
     """A `preexec_fn` for a child that leads a session of its own (so that everything it starts can be found
-    and ended, and a terminal's Ctrl-C reaches only its parent) and gets `death_signal` when its parent dies
-    (so that a killed parent leaves no child running on)."""
+    and ended, and a terminal's Ctrl-C reaches only its parent), gets `death_signal` when its parent dies
+    (so that a killed parent leaves no child running on), and runs on `cpus` when given."""
     def preexec() -> None:
         os.setsid()
+        if cpus is not None:
+            os.sched_setaffinity(0, set(cpus))
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, death_signal)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):

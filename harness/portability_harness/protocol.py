@@ -62,6 +62,11 @@ class Config:
     environment: str = ""  # what realised the image: a Docker image tag and id, or a venv
     git_commit: Optional[str] = None  # the host checkout's commit (an image has no git)
     memory_limit_mb: Optional[int] = None  # a worker holding more is killed and its case recorded as `memory`
+    precision: Optional[float] = 0.01  # steady sampling stops when the median's interval is this close to it
+    confidence: float = 0.95  # ... at this confidence
+    # The CPUs the worker may use: "all-but-one" leaves one of this environment's CPUs to the supervisor and
+    # the host, so that they never take a core from a timed call; "all"; or a number of CPUs.
+    cpus: str = "all-but-one"
     # Where the host ran this (the engine, and on a cluster the node and Ray's version): the records' header
     # and footer carry it, so a cell resumed on another node says where each part ran.
     engine: Dict[str, Any] = field(default_factory=dict)
@@ -102,7 +107,17 @@ class Config:
             raise ConfigError(f"unknown device kind {cfg.device!r}; choose one of {', '.join(DEVICE_KINDS)}")
         if cfg.mode not in MODES:
             raise ConfigError(f"unknown mode {cfg.mode!r}; choose one of {', '.join(MODES)}")
+        if not (cfg.cpus in ("all", "all-but-one") or str(cfg.cpus).isdigit() and int(cfg.cpus) > 0):
+            raise ConfigError(f"cpus = {cfg.cpus!r}; give all, all-but-one or a number of CPUs")
         return cfg
+
+    def worker_cpus(self, available: List[int]) -> List[int]:
+        """The CPUs of `available` (this environment's, in order) the worker is pinned to."""
+        if self.cpus == "all" or len(available) == 1:
+            return list(available)
+        if self.cpus == "all-but-one":
+            return list(available[1:])  # the first is left to the supervisor and the host
+        return list(available[-min(int(self.cpus), len(available)):])
 
     @classmethod
     def read(cls, path: str) -> "Config":

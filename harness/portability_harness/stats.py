@@ -50,3 +50,39 @@ def mann_whitney_p(x: Sequence[float], y: Sequence[float]) -> float:
         return 1.0
     z = (u - mean - 0.5) / math.sqrt(var)
     return min(1.0, math.erfc(z / math.sqrt(2)))
+
+
+def median_ci(ordered: Sequence[float], confidence: float = 0.95) -> Optional[Tuple[float, float]]:
+    """A distribution-free confidence interval of the median from sorted samples: the order statistics
+    x(j) and x(n+1-j) with the largest j such that P(B < j) <= (1 - confidence) / 2, B ~ Binomial(n, 1/2)
+    (exact up to 1,000 samples, the normal approximation beyond). None when there are too few samples for
+    any interval at that confidence (fewer than 6 at 95%)."""
+    n = len(ordered)
+    tail = (1.0 - confidence) / 2
+    if n > 1000:
+        z = _normal_quantile(1 - tail)
+        j = int(math.floor((n - z * math.sqrt(n)) / 2))
+    else:
+        j, cumulative = 0, 0.0
+        while j < n:
+            # P(B = j) by logs: 0.5 ** n underflows long before n = 1000 does anything unusual.
+            p = math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2))
+            if cumulative + p > tail:
+                break
+            cumulative += p
+            j += 1
+    if j < 1 or j > n - j + 1:
+        return None
+    return ordered[j - 1], ordered[n - j]
+
+
+def _normal_quantile(p: float) -> float:
+    """The standard normal quantile, by bisection on erf (a handful of calls per run: speed does not matter)."""
+    lo, hi = -10.0, 10.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if 0.5 * math.erfc(-mid / math.sqrt(2)) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2

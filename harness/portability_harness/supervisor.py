@@ -70,6 +70,8 @@ class Supervisor:
         self.proc: Optional[subprocess.Popen] = None
         self.interrupted: Optional[int] = None  # the signal that stopped the run
         self._lock: Optional[int] = None
+        available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.cpus = cfg.worker_cpus(available) if available else None
 
     # --- the run --------------------------------------------------------------------------------------
 
@@ -150,8 +152,9 @@ class Supervisor:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 self.worker_command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                # Its own session: what its cases start is found and ended; it dies with the supervisor.
-                env=env, pass_fds=(write_fd,), preexec_fn=processes.own_session(signal.SIGKILL),
+                # Its own session: what its cases start is found and ended; it dies with the supervisor; it
+                # runs on the CPUs the config gives it (frameworks size their thread pools to them).
+                env=env, pass_fds=(write_fd,), preexec_fn=processes.own_session(signal.SIGKILL, self.cpus),
             )
         os.close(write_fd)
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20

@@ -1,4 +1,4 @@
-"""The timing protocol of design.md: a cold call, warm-up, then adaptive warm samples.
+"""The timing protocol: a cold call, warm-up, then warm samples until the median is precise (or the cap).
 
 Every timed call ends with the framework's own sync of the whole output structure, so a sample is
 the time until the result exists on the device, not the time to enqueue it.
@@ -6,11 +6,12 @@ the time until the result exists on the device, not the time to enqueue it.
 from __future__ import annotations
 
 import gc
+import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from portability_harness.stats import quartiles
+from portability_harness.stats import median_ci, quartiles
 
 clock = time.perf_counter
 # Raw samples kept in a record: a fast op gives tens of thousands, and writing them all would cost
@@ -20,23 +21,37 @@ STORED_SAMPLES = 1000
 
 @dataclass(frozen=True)
 class Policy:
-    """How many warm samples to take. Defaults suit a results run; `quick` suits CI."""
+    """When to stop sampling. Steady mode stops when the median is known precisely enough: the order-statistic
+    confidence interval of the median (stats.median_ci) is within `precision` of it (relative half-width), once
+    `min_count` samples and `min_time_s` are in; a case that never gets there stops at the cap (`max_time_s` or
+    `max_count`) and its record says so. `quick` takes a few samples (checks cases, not for results); paper
+    mode times one call, as the 2023 study did."""
 
-    warmup_count: int = 3
-    warmup_time_s: float = 0.05
+    warmup_count: int = 1
+    warmup_time_s: float = 0.01
     min_count: int = 10
-    min_time_s: float = 0.2
+    min_time_s: float = 0.02
     max_time_s: float = 3.0
     max_count: int = 100_000
+    precision: Optional[float] = 0.01  # None: stop at min_count and min_time_s, whatever the spread
+    confidence: float = 0.95
     single_call: bool = False  # paper mode: one timed call, nothing else
+    name: str = "steady"  # what the record's `warm_stop` says when the policy itself ends sampling
 
     @classmethod
-    def named(cls, mode: str, quick: bool = False) -> "Policy":
+    def named(cls, mode: str, quick: bool = False, precision: Optional[float] = 0.01,
+              confidence: float = 0.95) -> "Policy":
         if mode == "paper":
-            return cls(single_call=True)
+            return cls(single_call=True, name="single")
         if quick:
-            return cls(warmup_count=1, warmup_time_s=0.0, min_count=3, min_time_s=0.0, max_time_s=0.2)
-        return cls()
+            return cls(warmup_count=1, warmup_time_s=0.0, min_count=3, min_time_s=0.0, max_time_s=0.2,
+                       precision=None, name="quick")
+        return cls(precision=precision, confidence=confidence)
+
+
+# Between two looks at the interval, the sample count grows by this factor: sorting at each look costs
+# O(n log n), so looking after every sample would dominate fast functions.
+_LOOK_GROWTH = 1.2
 
 
 @dataclass
@@ -45,6 +60,9 @@ class Measurement:
     warm_samples_s: List[float] = field(default_factory=list)
     compiled: Optional[bool] = None  # JAX: whether the timed call was jit-compiled
     recompiles: Optional[int] = None  # XLA backends: compilations seen during the warm samples
+    stop: str = ""  # precise (the interval met the target), cap (time or count ran out), quick, single
+    ci: Optional[Tuple[float, float]] = None  # the median's confidence interval when sampling stopped
+    confidence: Optional[float] = None
 
     def as_record(self) -> Dict[str, Any]:
         samples = self.warm_samples_s
@@ -57,9 +75,21 @@ class Measurement:
             "warm_median_s": med,
             "warm_q1_s": q1,
             "warm_q3_s": q3,
+            "warm_min_s": min(samples) if samples else None,
+            "warm_ci_low_s": self.ci[0] if self.ci else None,
+            "warm_ci_high_s": self.ci[1] if self.ci else None,
+            "warm_confidence": self.confidence if self.ci else None,
+            "warm_stop": self.stop,
             "compiled": self.compiled,
             "recompiles": self.recompiles,
         }
+
+
+def relative_half_width(ci: Optional[Tuple[float, float]], median: float) -> float:
+    """How far the interval reaches from the median, relative to it (the wider side); inf without one."""
+    if ci is None or median <= 0:
+        return math.inf
+    return max(median - ci[0], ci[1] - median) / median
 
 
 def measure(
@@ -71,10 +101,12 @@ def measure(
 ) -> "tuple[Any, Measurement]":
     """Time `call` (no arguments: the sampled function bound to its inputs). Returns the first result.
 
-    `counter` reads the framework's compilation count: compilations after warm-up mean the steady
-    state recompiles, which the record flags. `setup`, when given, runs before every call and outside
-    every timed region: for a function that consumes, refuses or builds on its own previous effect (an
-    infeed queue it drains, an export folder it will not overwrite, a graph it adds a Saver to)."""
+    A sample is one call, the framework's sync of its whole output, and the release of that output: the
+    cost of a result the caller drops, as timeit and torch.utils.benchmark count it. `counter` reads the
+    framework's compilation count: compilations after warm-up mean the steady state recompiles, which the
+    record flags. `setup`, when given, runs before every call and outside every timed region: for a
+    function that consumes, refuses or builds on its own previous effect (an infeed queue it drains, an
+    export folder it will not overwrite, a graph it adds a Saver to)."""
     prepare = setup or (lambda: None)
     prepare()
     t0 = clock()
@@ -83,6 +115,7 @@ def measure(
     measurement = Measurement(cold_s=clock() - t0)
     if policy.single_call:
         measurement.warm_samples_s = [measurement.cold_s]
+        measurement.stop = policy.name
         return first, measurement
 
     # The collector would otherwise run at random inside samples; timeit disables it the same way.
@@ -100,19 +133,34 @@ def measure(
         samples = measurement.warm_samples_s
         compiled_before = counter()
         start = clock()
+        look = policy.min_count
         while True:
             prepare()
             t0 = clock()
             out = call()
             sync(out)
+            del out
             t1 = clock()
             samples.append(t1 - t0)
-            del out
             elapsed = t1 - start
             if len(samples) >= policy.min_count and elapsed >= policy.min_time_s:
-                break
+                if policy.precision is None:
+                    measurement.stop = policy.name
+                    break
+                if len(samples) >= look:
+                    ordered = sorted(samples)
+                    measurement.ci = median_ci(ordered, policy.confidence)
+                    median = ordered[len(ordered) // 2]
+                    if relative_half_width(measurement.ci, median) <= policy.precision:
+                        measurement.stop = "precise"
+                        break
+                    look = max(len(samples) + 1, int(len(samples) * _LOOK_GROWTH))
             if elapsed >= policy.max_time_s or len(samples) >= policy.max_count:
+                measurement.stop = "cap" if policy.precision is not None else policy.name
                 break
+        if policy.precision is not None:
+            measurement.ci = median_ci(sorted(samples), policy.confidence)
+            measurement.confidence = policy.confidence
         compiled_after = counter()
         if compiled_before is not None and compiled_after is not None:
             measurement.recompiles = compiled_after - compiled_before
@@ -120,3 +168,17 @@ def measure(
         if gc_was_enabled:
             gc.enable()
     return first, measurement
+
+
+def calibrate() -> float:
+    """The host's speed now: the best of five runs of a fixed pure-Python workload (about 0.3 ms). Timed
+    before every case, it lets a reader see the host change speed during a run and compare cases in units
+    of it."""
+    best = math.inf
+    for _ in range(5):
+        t0 = clock()
+        total = 0
+        for i in range(5000):
+            total += i * i
+        best = min(best, clock() - t0)
+    return best

@@ -58,3 +58,10 @@ def test_every_event_round_trips_and_anything_else_is_not_an_event():
 
 def test_exit_codes_are_distinct():
     assert len({int(e) for e in Exit}) == len(Exit) and Exit.OK == 0
+
+
+def test_the_worker_leaves_one_cpu_to_the_supervisor():
+    cfg = Config(framework="jax", device="cpu", out="o", curated_root="c")
+    assert cfg.worker_cpus([0, 1, 2, 3]) == [1, 2, 3] and cfg.worker_cpus([5]) == [5]
+    assert Config(framework="jax", device="cpu", out="o", curated_root="c", cpus="all").worker_cpus([0, 1]) == [0, 1]
+    assert Config(framework="jax", device="cpu", out="o", curated_root="c", cpus="2").worker_cpus([0, 1, 2]) == [1, 2]

@@ -80,3 +80,53 @@ def test_setup_runs_before_every_call_and_outside_the_timed_region():
                    Policy(warmup_count=2, warmup_time_s=0, min_count=5, min_time_s=0), setup=setup)
     assert log == ["setup", "call"] * (1 + 2 + len(m.warm_samples_s))
     assert max(m.warm_samples_s) < 0.02 and m.cold_s < 0.02
+
+
+def _spin(seconds: float) -> None:
+    """Busy for about `seconds` (sleep would measure the scheduler, not a steady cost)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_a_steady_call_stops_once_its_median_is_precise():
+    policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=5.0,
+                    precision=0.05)
+    _, m = measure(lambda: _spin(0.002), lambda out: None, policy)
+    rec = m.as_record()
+    assert rec["warm_stop"] == "precise"
+    low, high, median = rec["warm_ci_low_s"], rec["warm_ci_high_s"], rec["warm_median_s"]
+    assert low <= median <= high and max(median - low, high - median) / median <= 0.05
+    assert rec["warm_confidence"] == 0.95 and rec["warm_min_s"] <= median
+    assert sum(m.warm_samples_s) < 2.0  # far from the cap: it stopped when the interval was narrow
+
+
+def test_a_call_too_noisy_for_the_target_stops_at_the_cap_and_says_so():
+    import random
+
+    rng = random.Random(1)
+    policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=0.3,
+                    precision=0.001)
+    _, m = measure(lambda: _spin(rng.choice([0.0005, 0.002])), lambda out: None, policy)
+    rec = m.as_record()
+    assert rec["warm_stop"] == "cap"
+    assert rec["warm_ci_low_s"] < rec["warm_ci_high_s"]  # the interval reached is recorded, wide as it is
+    assert 0.25 <= sum(m.warm_samples_s) < 0.5  # about the 0.3 s cap (time between samples is not in them)
+
+
+def test_quick_and_paper_keep_their_own_rules():
+    _, quick = measure(lambda: None, lambda out: None, Policy.named("steady", quick=True))
+    assert quick.stop == "quick" and quick.ci is None and len(quick.warm_samples_s) >= 3
+    _, paper = measure(lambda: None, lambda out: None, Policy.named("paper"))
+    assert paper.stop == "single" and len(paper.warm_samples_s) == 1
+
+
+def test_the_output_is_released_inside_the_sample():
+    """A sample counts the release of its output, as timeit does: an object whose release costs shows."""
+    class Costly:
+        def __del__(self):
+            _spin(0.003)
+
+    _, m = measure(Costly, lambda out: None, Policy(warmup_count=0, warmup_time_s=0, min_count=5, min_time_s=0,
+                                                    precision=None))
+    assert min(m.warm_samples_s) >= 0.003

@@ -124,8 +124,11 @@ _GENERIC = re.compile(r"(ERROR|error): (ResolutionImpossible|Ignored the followi
 
 
 def telling_error(output: list[str]) -> str | None:
-    """The most telling line of a failed install: pip's (or our install script's) last own error line,
-    not its generic closing advice."""
+    """The most telling line of a failed install: the installer's last own error line (uv's `cause:` beneath
+    it, which names the requirement), not its generic closing advice."""
     lines = [_ANSI.sub("", l).strip() for l in output]
+    causes = [l.split(":", 1)[1].strip() for l in lines if l.startswith(("cause:", "Caused by:"))]
+    if causes:
+        return causes[-1]
     errors = [l for l in lines if l.startswith(("ERROR:", "error:")) and not _GENERIC.match(l)]
     return errors[-1].split(":", 1)[1].strip() if errors else None

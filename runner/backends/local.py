@@ -24,8 +24,8 @@ from portability_harness import processes
 from portability_harness.protocol import Config, Event
 
 from runner import harness_dist
-from runner.backends import (STOP_WAIT_S, Backend, Environment, Log, harness_events, interpreters,
-                             telling_error)
+from runner.backends import STOP_WAIT_S, Backend, Environment, Log, harness_events, interpreters
+from runner.backends.installer import Installer, uv_executable
 from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
@@ -84,22 +84,24 @@ def ensure_venv(image: ImageSpec, profile: Profile, log: Log = lambda s: None,
 
 def _build(image: ImageSpec, profile: Profile, venv: Path, log: Log, install_log: Optional[Path]) -> None:
     base = interpreters.find(profile.python, f"profile {profile.name}")
-    log(f"building venv {venv.name} (Python {profile.python}): {', '.join(image.requirements(profile))}")
+    installer = Installer.find()
+    log(f"building venv {venv.name} (Python {profile.python}, {installer.name}): "
+        f"{', '.join(image.requirements(profile))}")
     building = Path(tempfile.mkdtemp(prefix=f".{venv.name}.building-", dir=venv.parent))
     building.chmod(0o755)  # as `python -m venv` would make it, not mkdtemp's 0700
     output: list[str] = []
     try:
-        _run([base, "-m", "venv", str(building)], f"create a venv with {base}", output)
+        installer.create(base, building, output)
         req, con = building / "requirements.txt", building / "constraints.txt"
         req.write_text("\n".join(image.requirements(profile)) + "\n")
         con.write_text("\n".join(image.constraints(profile)) + "\n")
-        cmd = [str(python_of(building)), "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
-               "-r", str(req), "-c", str(con)]
+        args = ["-r", str(req), "-c", str(con)]
         for link in image.package_sources(profile):
-            cmd += ["--find-links", link]
+            args += ["--find-links", link]
         sources = image.package_sources(profile)
         where = f" (packages come from PyPI and {', '.join(sources)})" if sources else ""
-        _run(cmd, f"install the {profile.name} pins of {image.name}{where}", output, install_log)
+        installer.install(building, args, f"install the {profile.name} pins of {image.name}{where}", output, log,
+                          install_log)
         (building / _COMPLETE).write_text("\n".join(image.requirements(profile)) + "\n")
         shutil.rmtree(venv, ignore_errors=True)  # an incomplete leftover of a build killed before this lock
         # `python -m` works from the new place: the venv's python is a link to the base interpreter.
@@ -139,19 +141,9 @@ def install_harness(venv: Path, wheel: Path) -> None:
     marker = venv / _HARNESS
     if marker.exists() and marker.read_text() == wheel.parent.name:
         return
-    _run([str(python_of(venv)), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-deps",
-          "--force-reinstall", str(wheel)], f"install the harness into {venv.name}", [])
+    Installer.find().install(venv, ["--no-deps", "--reinstall" if uv_executable() else "--force-reinstall",
+                                    str(wheel)], f"install the harness into {venv.name}", [])
     marker.write_text(wheel.parent.name)
-
-
-def _run(cmd: list, what: str, output: list[str], install_log: Optional[Path] = None) -> None:
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-    output += [f"$ {' '.join(str(c) for c in cmd)}", proc.stdout, proc.stderr]
-    if proc.returncode != 0:
-        detail = telling_error((proc.stderr + proc.stdout).splitlines()) or \
-            (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        where = f" (pip's whole output: {install_log})" if install_log else ""
-        raise UserError(f"could not {what}: {detail}{where}", code=3)
 
 
 class VenvEnvironment(Environment):

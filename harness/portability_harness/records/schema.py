@@ -12,7 +12,11 @@ from typing import Any, Dict, List, Optional
 # 2: the header carries `catalog` (each curated function's usage decile, top-20 flag and paper label).
 # 3: the outcome `interrupted` (the run was stopped while the case ran; a resumed run runs it again and
 #    its result supersedes this record); the header carries `memory_limit_mb`; header and footer carry
-#    `engine` (how the host ran the cell: {"name": "ray", "node": ..., "ray_version": ...} on a cluster).
+#    `engine` (how the host ran the cell: {"name": "ray", "node": ..., "ray_version": ...} on a cluster);
+#    a case carries the median's confidence interval and why sampling stopped (`warm_ci_low_s`,
+#    `warm_ci_high_s`, `warm_confidence`, `warm_stop`: precise, cap, quick or single), `warm_min_s`, and
+#    `calibration_s`, the host's speed just before the case; the header carries the sampling `policy`
+#    and the worker's `cpus`.
 SCHEMA = 3
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted")
@@ -72,6 +76,11 @@ def case(
         "warm_median_s": timing.get("warm_median_s"),
         "warm_q1_s": timing.get("warm_q1_s"),
         "warm_q3_s": timing.get("warm_q3_s"),
+        "warm_min_s": timing.get("warm_min_s"),
+        "warm_ci_low_s": timing.get("warm_ci_low_s"),
+        "warm_ci_high_s": timing.get("warm_ci_high_s"),
+        "warm_confidence": timing.get("warm_confidence"),
+        "warm_stop": timing.get("warm_stop"),
         "compiled": timing.get("compiled"),
         "recompiles": timing.get("recompiles"),
         "fallback": fallback,
