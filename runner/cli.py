@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from runner import engine, view
+from runner import engine, images, view
 from runner.errors import Stopped, UserError
 from runner.plan import Cell, Options, plan
 from runner.progress import CellProgress, ClusterProgress
@@ -113,6 +113,16 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
 
 
 _BACKEND_HELP = "docker, local (a venv from the image spec) or auto (docker when an engine answers)"
+
+
+def _image_help() -> str:
+    """The images of the checkout the command runs in, so that `bench --help` lists them."""
+    root = checkout()
+    names = images.available(root / "images") if root else []
+    return f"an image folder under images/: {', '.join(names)}" if names else "an image folder under images/"
+
+
+_IMAGE_HELP = _image_help()
 _CURATED_HELP = "a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/"
 _ENGINES = ("local", "ray")
 _ENGINE_HELP = "local (this host runs the cells, one after another) or ray (the nodes of a Ray cluster do)"
@@ -139,11 +149,12 @@ def _engine_address(engine_name: str, address: Optional[str]) -> Optional[str]:
 
 @app.command()
 def bench(
-    image: str = typer.Option(..., help="an image folder under images/, e.g. jax-cpu"),
+    image: str = typer.Option(..., help=_IMAGE_HELP),
     profile: str = typer.Option("current", help="a version profile of matrix.toml"),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
-    mode: Optional[str] = typer.Option(None, help="steady (warm-up, many samples) or paper (the 2023 method)"),
+    mode: Optional[str] = typer.Option(None, help="steady (warm-up, samples until precise) or paper (the 2023 "
+                                       "method: one call)  [default: matrix.toml's mode]"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     repeats: int = typer.Option(1, help="run the cell this many times"),
@@ -181,19 +192,35 @@ def bench(
 @app.command("list")
 def list_functions(framework: Optional[str] = typer.Option(None, help="torch, tensorflow or jax"),
                    curated: Optional[Path] = typer.Option(None, help=_CURATED_HELP)) -> None:
-    """List the curated functions with their usage decile and top-20 flag (and modules that cannot be read)."""
+    """List the curated functions: the study's sample with its usage decile and top-20 flag, and your own."""
     if framework is not None and framework not in FRAMEWORKS:
         raise UserError(f"unknown framework {framework!r}; choose one of {', '.join(FRAMEWORKS)}")
     found = [f for f in Project.find(curated=curated).catalog if framework in (None, f.framework)]
-    t = Table(title=f"curated functions ({len(found)})")
+    t = Table(title=f"curated functions ({len(found)}, {sum(f.in_study for f in found)} of the study's sample)")
     for col in ("framework", "function", "decile", "top20", "paper label", "module"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")  # folded, never cut: a name must be readable whole
     for f in found:
-        t.add_row(f.framework, f.name, str(f.decile), "yes" if f.top20 else "no", f.paper_label or "", f.module)
+        t.add_row(f.framework, escape(f.name), str(f.decile) if f.in_study else "-",
+                  ("yes" if f.top20 else "no") if f.in_study else "-", f.paper_label or "", f.module)
     console.print(t)
     for f in found:
         if f.error:  # its cases run as case_error records until it is fixed
             err.print(f"[red]{f.module}: cannot be read: {escape(f.error)}", highlight=False, soft_wrap=True)
+
+
+@app.command("new")
+def new_module(
+    function: str = typer.Argument(..., help="the function's public name, e.g. jax.nn.softmax"),
+    framework: str = typer.Option(..., help="torch, tensorflow or jax"),
+    curated: Optional[Path] = typer.Option(None, help=_CURATED_HELP),
+) -> None:
+    """Write a first curated module for a function of your own: the marker, the fixtures, cases to adapt."""
+    from runner.scaffold import write_module
+
+    project = Project.find(curated=curated)
+    path = write_module(project.curated_dir, framework, function)
+    console.print(f"wrote {path}\nnext: adapt its TODOs, then `runner bench --image <{framework} image> "
+                  f"--functions {function}`" + (f" --curated {curated}" if curated else ""), highlight=False)
 
 
 @app.command("matrix")

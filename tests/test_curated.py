@@ -1,8 +1,9 @@
 """Every curated module runs on the CPU in quick mode through the real harness, so CI catches a broken
-case; and the curated markers agree with the study's function list."""
+case; and curated/ holds the study's sample with its usage facts, plus any functions of a user's own."""
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from portability_harness.catalog import curated
 
 CSV = ROOT / "runner" / "report" / "data" / "paper2023-functions.csv"
 IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
+MODULE = "import pytest\n\npytestmark = pytest.mark.function({})\n"  # a module's marker, with its arguments
 
 
 @pytest.mark.parametrize("framework", sorted(IMAGES))
@@ -32,13 +34,58 @@ def test_curated_cases_run_on_cpu(framework, venv_for, tmp_path):
     assert all(c["cold_s"] is not None and c["warm_samples_s"] for c in timed), "every passing case calls bench"
 
 
-def test_markers_match_the_study_list():
-    rows = {r["function"]: r for r in csv.DictReader(CSV.open()) if r["status"] == "curate"}
-    found = curated(str(ROOT / "curated"))
-    assert sorted(f.name for f in found) == sorted(rows), "every sampled function has one module, and no other"
+def study_sample() -> dict[tuple[str, str], dict]:
+    return {(r["framework"], r["function"]): r for r in csv.DictReader(CSV.open()) if r["status"] == "curate"}
+
+
+def sample_problems(root: Path) -> list[str]:
+    """What keeps the curated folder `root` from holding the study's sample with its usage facts. More functions
+    are allowed (a user's own): they give no decile, top-20 flag or paper label, so the study's views stay the
+    study's."""
+    rows = study_sample()
+    found = curated(str(root))
+    problems = [f"{f.module}: {f.error}" for f in found if f.error]
+    names = [(f.framework, f.name) for f in found]
+    # One module a function: the header's catalog is keyed by name, so a second module would replace the first's
+    # usage facts.
+    twice = sorted({n for n in names if names.count(n) > 1})
+    problems += [f"{name} is declared by more than one module" for name in twice]
+    problems += [f"{fw}: {name} (sampled by the study) has no module" for fw, name in sorted(set(rows) - set(names))]
     for f in found:
-        row = rows[f.name]
-        assert row["framework"] == f.framework
-        assert int(row["decile"]) == f.decile, f.name
-        assert (row["top20"] == "yes") == f.top20, f.name
-        assert (row["paper_label"] or None) == f.paper_label, f.name
+        row = rows.get((f.framework, f.name))
+        if row is None:
+            if f.in_study or f.top20 or f.paper_label is not None:
+                problems.append(f"{f.module}: {f.name} is not in the study's sample; its marker gives its name only")
+            continue
+        facts = (f.decile, f.top20, f.paper_label)
+        wanted = (int(row["decile"]), row["top20"] == "yes", row["paper_label"] or None)
+        if facts != wanted:
+            problems.append(f"{f.module}: {f.name} is in the study's sample; its marker needs decile={wanted[0]}, "
+                            f"top20={wanted[1]}, paper_label={wanted[2]!r} (has {facts})")
+    return problems
+
+
+def test_curated_holds_the_study_sample_with_its_usage_facts():
+    assert sample_problems(ROOT / "curated") == []
+
+
+def test_a_users_own_function_is_allowed_and_a_sampled_one_must_keep_its_decile(tmp_path):
+    root = tmp_path / "curated"
+    shutil.copytree(ROOT / "curated", root)
+    # A function of one's own, named only: allowed.
+    (root / "jax" / "test_softmax.py").write_text(MODULE.format('"jax.nn.softmax"'))
+    assert sample_problems(root) == []
+    # A sampled function whose decile was dropped (decile=None), an own function claiming a decile, a sampled
+    # function without its module, and a module without its marker: each is named.
+    add = root / "jax" / "test_add.py"
+    add.write_text(add.read_text().replace('pytest.mark.function("jax.numpy.add", decile=100, top20=True)',
+                                           'pytest.mark.function("jax.numpy.add", decile=None, top20=True)'))
+    (root / "jax" / "test_relu.py").write_text(MODULE.format('"jax.nn.relu", 10'))
+    (root / "torch" / "test_round.py").unlink()
+    (root / "torch" / "test_no_marker.py").write_text("def test_x():\n    pass\n")
+    problems = "\n".join(sample_problems(root))
+    assert "jax/test_add.py: jax.numpy.add is in the study's sample; its marker needs decile=100" in problems
+    assert "jax/test_relu.py: jax.nn.relu is not in the study's sample" in problems
+    assert "torch: torch.round (sampled by the study) has no module" in problems
+    assert "torch/test_no_marker.py: no function marker" in problems
+    assert len(problems.splitlines()) == 4, problems

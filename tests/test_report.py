@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -355,3 +356,92 @@ def test_report_without_arguments_takes_the_latest_run(runs, tmp_path, tmp_path_
     assert proc.returncode == 0, proc.stderr
     assert (newer / "report.html").exists() and not (older / "report.html").exists()
     one_line_error(cli("report", cwd=tmp_path_factory.mktemp("no-checkout")), "no run under")
+
+
+# --- reading right at a glance ------------------------------------------------------------------------------
+
+def section(md: str, title: str) -> str:
+    """The text of one `## title` section of report.md."""
+    start = md.index(f"## {title}\n")
+    end = md.find("\n## ", start + 1)
+    return md[start:end if end > 0 else len(md)]
+
+
+def test_a_run_where_nothing_fails_says_so_and_draws_no_empty_chart(runs, tmp_path):
+    # jax-steady: jax.numpy.add and jax.lax.erf pass, jax.core.get_aval is missing: nothing fails.
+    r = load.load([runs / "jax-steady"])
+    assert (r.cases["outcome"] != "failed").all()
+    md, _, pngs = render.write(r, tmp_path)
+    text = md.read_text()
+    top = section(text, "Most used functions")
+    assert "no failure rate to chart" in top and "![" not in top
+    deciles = section(text, "Failure by usage decile")
+    assert "no failure rate to chart" in deciles and "![" not in deciles
+    assert not [p.name for p in pngs if p.name.startswith(("failure-top20", "failure-by-decile"))]
+    assert "No case failed." in section(text, "Failure categories")
+    ours = section(text, "Bugs in our own cases")
+    assert "No case failed at all" in ours and "framework's" not in ours
+
+
+def test_the_top20_chart_starts_at_zero_and_labels_its_bars(everything):
+    r, _ = everything
+    t = tables.top20(r)
+    assert (t["all failure %"] > 0).any()  # the 2023 pins fail torch.round
+    from runner.report import figures
+
+    ax = figures.top20_chart(t).axes[0]
+    low, high = ax.get_ylim()
+    assert low == 0 and high >= t[["top-20 failure %", "all failure %"]].max().max()
+    labels = [text.get_text() for text in ax.texts]
+    assert f"{t['all failure %'].iloc[0]:.1f} %" in labels
+
+
+def test_decile_columns_read_as_deciles(everything, tmp_path):
+    r, _ = everything
+    md, _, _ = render.write(r, tmp_path)
+    table = [l for l in section(md.read_text(), "Failure by usage decile").splitlines() if l.startswith("|")]
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    deciles = sorted(tables.deciles(r)["decile"].unique())
+    assert head[2:] == [f"decile {d}" + {10: " (least used)", 100: " (most used)"}.get(d, "") for d in deciles]
+    assert not [h for h in head if h.endswith("%")]
+    # Each cell: the failure rate with its unit, then failing / ran ("-" where a setup ran none of that decile).
+    cells = [c.strip() for row in table[2:] for c in row.strip("|").split("|")[2:]]
+    assert cells and all(re.fullmatch(r"\d+\.\d % \(\d+/\d+\)|-", c) for c in cells), cells
+
+
+def test_duration_columns_carry_no_unit_in_their_name(everything, runs, tmp_path):
+    r, _ = everything
+    md = render.write(r, tmp_path)[0].read_text()
+    heads = [l for l in md.splitlines() if l.startswith("| framework")]
+    assert heads and not [h for h in heads if "(s)" in h]
+    pair = next(p for p in tables.pairs(r) if p.framework == "torch")
+    assert {"warm a", "warm b", "cold a", "cold b"} <= set(pair.table.columns)
+    unit = re.compile(r"[\d.]+ (s|ms|µs|ns)")
+    for frame in (pair.table, tables.cold_warm(r)):
+        for column in tables.SECONDS & set(frame.columns):
+            assert all(unit.fullmatch(render.cell_text(column, v)) for v in frame[column].dropna()), column
+    assert render.cell_text("study T4", 0.0123) == "12.3 ms"  # the study's milliseconds, read as seconds
+    assert render.cell_text("median cold/warm", 2058.4) == "2,058x"  # not 2.06e+03x
+    # runner compare shares the formatting: its latency columns print their unit too.
+    r1, r2 = sorted((runs / "torch-current").glob("*.jsonl"))
+    proc = cli("compare", str(r1), str(r2), "--all")
+    assert proc.returncode == 0, proc.stderr
+    assert "warm a" in proc.stdout and "(s)" not in proc.stdout and unit.search(proc.stdout)
+
+
+def test_no_schema1_note_for_records_that_carry_their_usage_facts(runs, tmp_path):
+    # Schema 2 and later records carry the catalog: read without any curated/ folder, nothing says schema 1.
+    r = load.load([runs / "jax-steady"], curated_root=None)
+    text = render.write(r, tmp_path)[0].read_text()
+    assert "schema 1" not in text
+    assert "every function of these records is in it" in section(text, "Failure by usage decile")
+
+
+def test_failures_that_are_all_the_frameworks_are_said_plainly(runs, tmp_path):
+    r = load.load([runs / "torch-paper2023"])
+    failing = r.cases[r.cases["outcome"] == "failed"].drop_duplicates(["case_id"])
+    assert len(failing) and (failing["category"] != "case_error").all()
+    ours = section(render.write(r, tmp_path)[0].read_text(), "Bugs in our own cases")
+    n = len(failing)
+    said = "the one failing case" if n == 1 else f"all {n} failing cases"
+    assert f"None of ours: {said} failed in the framework" in ours

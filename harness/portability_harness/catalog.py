@@ -2,6 +2,11 @@
 
 Reading the marker statically lets the host list functions without any framework installed, and lets
 the harness name the function of a module that fails to import. Standard library only.
+
+Two kinds of module share one folder. The 2023 study's sample (runner/report/data/paper2023-functions.csv)
+gives its usage facts in the marker: `pytest.mark.function("jax.numpy.add", decile=100, top20=True)`. A
+user's own function gives only its name, `pytest.mark.function("jax.nn.softmax")`: it has no usage decile,
+and the report's decile and top-20 views, which describe the study's sample, leave it out.
 """
 from __future__ import annotations
 
@@ -21,6 +26,12 @@ class CuratedFunction:
     paper_label: Optional[str]
     module: str  # path relative to the curated root, e.g. torch/test_argsort.py
     error: Optional[str] = None  # why the module's marker could not be read (a syntax error)
+
+    @property
+    def in_study(self) -> bool:
+        """One of the study's sample: only those markers carry a usage decile (the test suite checks that
+        every sampled function has its decile and that no other function claims one)."""
+        return self.decile is not None
 
     def usage(self) -> dict:
         """The usage facts a results header's `catalog` carries for this function."""
@@ -46,6 +57,8 @@ def read_marker(path: str) -> Optional[dict]:
 
 # The marker's name as text, for a module whose syntax tree cannot be built.
 _MARKER_TEXT = re.compile(r"""mark\.function\(\s*(?:name\s*=\s*)?["']([^"']+)["']""")
+# The error `runner list` shows for a module that declares no function.
+NO_MARKER = 'no function marker; add pytestmark = pytest.mark.function("<the function\'s public name>")'
 
 
 def module_function(path: str) -> Optional[str]:
@@ -90,4 +103,9 @@ def curated(root: str, framework: Optional[str] = None) -> List[CuratedFunction]
             if marker:
                 found.append(CuratedFunction(fw, marker["name"], marker.get("decile"), bool(marker.get("top20")),
                                              marker.get("paper_label"), module))
+            else:
+                # Listed, not skipped: a new module without its marker would otherwise vanish from `runner list`
+                # and `--functions` while its cases still run (as case_error, under the plugin's same name).
+                found.append(CuratedFunction(fw, f"<no function marker: {module}>", None, False, None, module,
+                                             error=NO_MARKER))
     return found

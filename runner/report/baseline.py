@@ -77,9 +77,10 @@ def _ratios(r: Results, frameworks: list[str]) -> tuple[pd.DataFrame, list[str]]
         t["label"] = t["label"].fillna(t["function"])
         both = t.merge(mine, left_on="label", right_on="function", suffixes=("", "_study"))
         for _, row in both.iterrows():
-            rows.append({"framework": fw, "function": row["function"], "study T4 (ms)": row["gpu_t4_ms"],
-                         "study v3-8 (ms)": row["tpu_v3_ms"], "study ratio": row["study ratio"],
-                         "run GPU (s)": row["warm a (s)"], "run TPU (s)": row["warm b (s)"],
+            # The study's milliseconds as seconds, so that every duration prints with its own unit (tables.SECONDS).
+            rows.append({"framework": fw, "function": row["function"], "study T4": row["gpu_t4_ms"] / 1e3,
+                         "study v3-8": row["tpu_v3_ms"] / 1e3, "study ratio": row["study ratio"],
+                         "run GPU": row["warm a"], "run TPU": row["warm b"],
                          "run ratio": row["warm ratio"]})
         notes.append(f"{fw}: {len(both)} of the study's {len(mine)} functions with latency on both devices are in "
                      f"this run's {p.a} / {p.b} pair")

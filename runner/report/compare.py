@@ -153,7 +153,7 @@ def _latency_changes(a: Results, b: Results, m: Match) -> pd.DataFrame:
         elif ratio < 1 / tables.SIMILAR and kinds.count("faster") * 2 > len(kinds):
             change = "faster"
         rows.append({"framework": m.framework, "setup": m.label, "function": fn, "cases": len(g),
-                     "warm a (s)": float(g["median_a"].median()), "warm b (s)": float(g["median_b"].median()),
+                     "warm a": float(g["median_a"].median()), "warm b": float(g["median_b"].median()),
                      "ratio": ratio, "cases slower": kinds.count("slower"), "cases faster": kinds.count("faster"),
                      "change": change})
     return pd.DataFrame(rows)

@@ -12,9 +12,11 @@ matplotlib.use("Agg")  # files only; no display on a server or in a container
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 from scipy.stats import gaussian_kde  # noqa: E402
 
 from runner.report.tables import Pair  # noqa: E402
+from runner.view import format_seconds  # noqa: E402
 
 COLORS = {"torch": "tab:red", "tensorflow": "tab:orange", "jax": "tab:blue"}
 CATEGORY_COLORS = {"not_implemented": "tab:purple", "type": "tab:blue", "precision": "tab:green",
@@ -35,13 +37,30 @@ def _save(fig: plt.Figure, out: Path, name: str, caption: str) -> Figure:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.png"
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # "tight": keeps a legend placed outside the axes
     plt.close(fig)
     return Figure(path, caption)
 
 
 def _to_ms(seconds: pd.Series) -> pd.Series:
     return seconds * 1e3
+
+
+# Log axes in milliseconds label their decades as durations (1 µs, 10 ms) rather than as powers of ten of ms.
+_MS_TICKS = FuncFormatter(lambda ms, _: format_seconds(ms / 1e3))
+
+
+def _bar_groups(ax: plt.Axes, n: int) -> None:
+    """Keep one or two groups of bars from stretching over the whole figure."""
+    ax.set_xlim(-0.5 - max(0.0, (3 - n) / 2), n - 0.5 + max(0.0, (3 - n) / 2))
+
+
+_LEGEND_WIDTH = 2.0  # inches a figure gains for a legend outside its axes, so the plot keeps its width
+
+
+def _legend_outside(ax: plt.Axes) -> None:
+    """The legend right of the plot, where it never hides a bar."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
 
 def latency_scatter(pair_list: list[Pair], out: Path) -> list[Figure]:
@@ -54,8 +73,8 @@ def latency_scatter(pair_list: list[Pair], out: Path) -> list[Figure]:
         fig, ax = plt.subplots(figsize=(6, 5.5))
         lows, highs = [], []
         for p in group:
-            t = p.table.dropna(subset=["warm a (s)", "warm b (s)"])
-            x, y = _to_ms(t["warm a (s)"]), _to_ms(t["warm b (s)"])
+            t = p.table.dropna(subset=["warm a", "warm b"])
+            x, y = _to_ms(t["warm a"]), _to_ms(t["warm b"])
             ax.scatter(x, y, s=18, alpha=0.75, color=COLORS.get(p.framework), label=f"{p.framework} ({len(t)})")
             lows += [x.min(), y.min()]
             highs += [x.max(), y.max()]
@@ -66,8 +85,10 @@ def latency_scatter(pair_list: list[Pair], out: Path) -> list[Figure]:
             ax.set_ylim(lo, hi)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(f"{a}: warm median (ms)")
-        ax.set_ylabel(f"{b}: warm median (ms)")
+        ax.xaxis.set_major_formatter(_MS_TICKS)
+        ax.yaxis.set_major_formatter(_MS_TICKS)
+        ax.set_xlabel(f"{a}: warm median")
+        ax.set_ylabel(f"{b}: warm median")
         ax.set_title(f"Latency per function\n{b} against {a}", fontsize=11)
         ax.legend(fontsize=8)
         figures.append(_save(fig, out, f"latency-scatter-{slug(a)}-vs-{slug(b)}",
@@ -89,6 +110,8 @@ def _per_framework_lines(frame: pd.DataFrame, out: Path, name: str, caption: str
             plt.close(fig)
             continue
         ax.set(**{k: v.format(target=target) if isinstance(v, str) else v for k, v in axes.items()})
+        if axes.get("xscale") == "log":
+            ax.xaxis.set_major_formatter(_MS_TICKS)
         ax.legend(fontsize=8)
         figures.append(_save(fig, out, f"{name}-{slug(target)}", caption.format(target=target)))
     return figures
@@ -106,7 +129,7 @@ def latency_density(function_latency: pd.DataFrame, out: Path) -> list[Figure]:
 
     return _per_framework_lines(function_latency, out, "latency-density",
                                 "Density of per-function warm latency on {target}", draw, xscale="log",
-                                xlabel="warm median per function (ms)", ylabel="density (per decade)",
+                                xlabel="warm median per function", ylabel="density (per decade)",
                                 title="Latency density on {target}")
 
 
@@ -128,16 +151,29 @@ def failure_top20(top20: pd.DataFrame, out: Path) -> list[Figure]:
     """Figure 5: failure rate of the 20 most used functions against all functions, per framework and setup."""
     if top20.empty:
         return []
+    return [_save(top20_chart(top20), out, "failure-top20", "Failure rate of the 20 most used functions against "
+                                                              "all functions of the study's sample")]
+
+
+def top20_chart(top20: pd.DataFrame) -> plt.Figure:
+    """Figure 5's bars, each labelled with its rate; a setup where no top-20 function ran gets no red bar and
+    says so. The axis starts at 0 (a rate is never negative) and reaches at least 10 %."""
     labels = [f"{fw}\n{t}" for fw, t in zip(top20["framework"], top20["target"])]
     x = np.arange(len(labels))
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4.2))
-    ax.bar(x - 0.2, top20["top-20 failure %"].fillna(0), 0.4, label="top 20 functions", color="tab:red")
-    ax.bar(x + 0.2, top20["all failure %"].fillna(0), 0.4, label="all functions", color="tab:gray")
+    fig, ax = plt.subplots(figsize=(_LEGEND_WIDTH + max(6, 1.4 * len(labels)), 4.2))
+    for offset, column, label, color in ((-0.2, "top-20 failure %", "top 20 functions", "tab:red"),
+                                         (0.2, "all failure %", "all functions of the sample", "tab:gray")):
+        values = top20[column]
+        bars = ax.bar(x + offset, values.fillna(0), 0.4, label=label, color=color)
+        ax.bar_label(bars, ["none ran" if np.isnan(v) else f"{v:.1f} %" for v in values], fontsize=8, padding=2)
+    _bar_groups(ax, len(labels))
     ax.set_xticks(x, labels, fontsize=8)
+    highest = float(top20[["top-20 failure %", "all failure %"]].fillna(0).to_numpy().max())
+    ax.set_ylim(0, max(10.0, highest * 1.15))  # room above the tallest bar for its label
     ax.set_ylabel("functions failing %")
     ax.set_title("Failure rate: top 20 functions against all")
-    ax.legend(fontsize=8)
-    return [_save(fig, out, "failure-top20", "Failure rate of the 20 most used functions against all functions")]
+    _legend_outside(ax)
+    return fig
 
 
 def failure_categories(categories: pd.DataFrame, out: Path) -> list[Figure]:
@@ -146,14 +182,37 @@ def failure_categories(categories: pd.DataFrame, out: Path) -> list[Figure]:
     if categories.empty or not names:
         return []
     labels = [f"{fw}\n{t}" for fw, t in zip(categories["framework"], categories["target"])]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4.2))
+    fig, ax = plt.subplots(figsize=(_LEGEND_WIDTH + max(6, 1.4 * len(labels)), 4.2))
     bottom = np.zeros(len(labels))
     for name in names:
         values = categories[name].to_numpy(dtype=float)
-        ax.bar(labels, values, bottom=bottom, label=name, color=CATEGORY_COLORS.get(name))
+        ax.bar(labels, values, 0.6, bottom=bottom, label=name, color=CATEGORY_COLORS.get(name))
         bottom += values
+    _bar_groups(ax, len(labels))
     ax.tick_params(axis="x", labelsize=8)
     ax.set_ylabel("failing cases")
     ax.set_title("Failure categories")
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     return [_save(fig, out, "failure-categories", "Failing cases per category (bugs in our own cases left out)")]
+
+
+def host_speed(cases: pd.DataFrame, out: Path) -> list[Figure]:
+    """The host-speed calibration timed before every case, in the order the cases ran, one line per results
+    file, one figure per setup: a step or a slope is the host changing speed during the run."""
+    c = cases[cases["calibration_s"].notna()]
+    figs = []
+    for (fw, target), g in c.groupby(["framework", "target"], sort=False):
+        fig, ax = plt.subplots(figsize=(7.5, 3.6))
+        for f, h in g.groupby("file", sort=False):
+            h = h.sort_values("position")
+            # a rolling median: the calibration of one case is noisy, the host's speed is what moves
+            ax.plot(h["position"], h["calibration_s"].rolling(25, min_periods=1, center=True).median() * 1e6,
+                    lw=1.2, label=f"repeat {int(h['repeat'].iloc[0])}")
+        ax.set_xlabel("case, in the order run")
+        ax.set_ylabel("calibration (µs, lower is faster)")
+        ax.set_title(f"Host speed during the run: {fw} on {target}", fontsize=11)
+        _legend_outside(ax)
+        figs.append(_save(fig, out, f"host-speed-{slug(fw)}-{slug(target)}",
+                          f"Host speed during {fw} on {target}: a fixed workload timed before each case "
+                          "(rolling median of 25)"))
+    return figs

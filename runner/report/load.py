@@ -21,7 +21,8 @@ from runner.rundir import RunDir
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
 SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
-               "warm_q3_s", "warm_count", "recompiles", "fallback")
+               "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
+               "warm_stop", "calibration_s", "params")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 
 
@@ -29,7 +30,7 @@ DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 class Results:
     sources: list[Path]
     cases: pd.DataFrame  # one row per case record per repeat; SETUP_FIELDS, `target`, `file`, `repeat`, CASE_FIELDS
-    catalog: pd.DataFrame  # framework, function, decile, top20, paper_label
+    catalog: pd.DataFrame  # framework, function, decile (none: outside the study's sample), top20, paper_label
     cells: list[dict[str, Any]] = field(default_factory=list)  # matrix cells of merged.json files (status, reason)
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
@@ -70,7 +71,11 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
             elif written < 2:
                 old_schema.add(header.get("framework"))
             for name, facts in (header.get("catalog") or {}).items():
-                catalogs[(header.get("framework"), name)] = facts
+                key = (header.get("framework"), name)
+                # A run from a team's own folder may hold a study function without its usage facts; another
+                # run's facts for it still count.
+                if key not in catalogs or facts.get("decile") is not None:
+                    catalogs[key] = facts
     if not rows:
         raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
                         "`runner bench --out FOLDER` first, and pass that folder")
@@ -124,11 +129,11 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
                      "and not run again; `--resume` on that run measures them")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
-    for c in contents.cases:
+    for position, c in enumerate(contents.cases):
         if c.get("outcome") == "interrupted":
             continue  # no result (noted above)
         row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id"),
-               "quick": bool(header.get("quick"))}
+               "quick": bool(header.get("quick")), "position": position}
         row.update({k: c.get(k) for k in CASE_FIELDS})
         if samples:
             row["warm_samples_s"] = c.get("warm_samples_s") or []

@@ -11,24 +11,30 @@ import pandas as pd
 from rich.table import Table as RichTable
 
 from runner import files
-from runner.report import figures, sections
+from runner.report import figures, sections, tables
 from runner.report.load import Results
 from runner.view import format_seconds
 
 
 def cell_text(column: str, value: object) -> str:
-    """One way to show a number everywhere: seconds in human units, ratios as 1.23x, percentages to 0.1."""
+    """One way to show a number everywhere: durations in human units (the columns of tables.SECONDS), ratios
+    as 1.23x, percentages to 0.1."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
         return str(value)
-    if column.endswith("(s)"):
+    if column in tables.SECONDS:
         return format_seconds(float(value))
     if "ratio" in column or "/" in column and "%" not in column:
-        return f"{value:.3g}x"
+        return f"{_significant(value)}x"
     if isinstance(value, float):
-        return f"{value:.1f}" if "%" in column else f"{value:.3g}"
+        return f"{value:.1f}" if "%" in column else _significant(value)
     return str(value)
+
+
+def _significant(value: float) -> str:
+    """Three significant digits, but whole numbers from 1000 on: 2,020 rather than 2.02e+03."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def _texts(frame: pd.DataFrame) -> list[list[str]]:
@@ -80,7 +86,7 @@ table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: 13px; }
 caption { text-align: left; font-style: italic; padding: .2em 0; }
 th, td { border: 1px solid #d4d4d4; padding: .25em .55em; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } td.short { white-space: nowrap; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; } nav a { margin-right: 1em; } .note { color: #8a5a00; }
 .banner { background: #fff3cd; border: 1px solid #e0c36a; padding: .6em .9em; font-weight: 600; }
@@ -94,6 +100,9 @@ _SCRIPT = """window.addEventListener('load', function () {
 });"""
 
 
+_SHORT = 16  # characters: a cell this short is kept on one line
+
+
 def _html_table(t: sections.Table) -> str:
     e = html.escape
     rows = []
@@ -104,7 +113,9 @@ def _html_table(t: sections.Table) -> str:
             numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
             anchor = t.link(series, col) if t.link else None
             inner = f'<a href="#{e(anchor)}">{e(text)}</a>' if anchor else e(text)
-            cells.append(f'<td class="num">{inner}</td>' if numeric else f"<td>{inner}</td>")
+            # A short value ("20.0 % (1/5)", "29.1 ms") never breaks over two lines; messages and case ids may.
+            css = " ".join(c for c in ("num" if numeric else "", "short" if len(text) <= _SHORT else "") if c)
+            cells.append(f'<td class="{css}">{inner}</td>' if css else f"<td>{inner}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     ident = f' id="{e(t.anchor)}"' if t.anchor else ""
     caption = f"<caption>{e(t.caption)}</caption>" if t.caption else ""

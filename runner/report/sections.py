@@ -69,6 +69,8 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
                    or ["No setup has two functions with warm latency to draw."])),
         _generations(r),
         _cold_warm(r),
+        _method(r),
+        _measurement(r, figure_dir),
         _spread(r),
         _listing("Fallbacks", tables.fallbacks(r),
                  "Cases where an op ran on another device than the cell's.", "No case recorded a fallback."),
@@ -76,11 +78,9 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
                  "Cases whose warm samples still compiled: their warm median includes compilation.",
                  "No case compiled during its warm samples (or the framework does not report compilations)."),
         _listing("Functions missing from a framework version", tables.missing(r),
-                 "The sampled name does not resolve in that version (outcome missing_api).",
-                 "Every sampled function exists in every version measured."),
-        _listing("Bugs in our own cases", tables.failed_cases(r, include_case_errors=True),
-                 "Failures in the curated cases themselves (category case_error): left out of every count above; "
-                 "fix the case.", "None: every failure is the framework's."),
+                 "The function's name does not resolve in that version (outcome missing_api).",
+                 "Every function measured exists in every version measured."),
+        _our_bugs(r),
     ]
 
 
@@ -106,30 +106,91 @@ def _portability(r: Results) -> Section:
 def _top20(r: Results, out: Path) -> Section:
     t = tables.top20(r)
     blocks: list[Block] = ["Failure rate (partial + complete) of the 20 most used functions of each framework "
-                           "against all sampled functions (Table 4 and Figure 5 of the study).", Table(t)]
+                           "against all functions of the study's sample (Table 4 and Figure 5 of the study).",
+                           _sample_scope(r)]
+    if t.empty:
+        return Section("Most used functions", blocks + [_no_sample_ran(r) + "."])
+    blocks.append(Table(t))
     if t["top-20 functions"].sum() == 0:
-        blocks.append("No top-20 function ran, or the records carry no usage facts: the top-20 rate is empty.")
-    return Section("Most used functions", blocks + figures.failure_top20(t, out))
+        blocks.append("No top-20 function ran: the top-20 rate is empty.")
+    if (t["all failure %"].fillna(0) > 0).any():
+        blocks += figures.failure_top20(t, out)
+    else:  # a chart of zero-height bars says nothing a sentence cannot
+        blocks.append("No function of the study's sample failed on any setup, so there is no failure rate to chart.")
+    return Section("Most used functions", blocks)
 
 
 def _deciles(r: Results, out: Path) -> Section:
+    blocks: list[Block] = ["Share of functions failing (partial or complete) in each usage decile of the study: "
+                           "decile 10 is the least used tenth of the API, decile 100 the most used (Figure 4 of "
+                           "the study).", _sample_scope(r)]
     d = tables.deciles(r)
     if d.empty:
-        return Section("Failure by usage decile", ["No usage deciles in these records (schema 1 without a "
-                                                   "curated/ folder at hand): run the report from the checkout."])
-    wide = d.pivot_table(index=["framework", "target"], columns="decile", values="failure %").reset_index()
-    wide.columns = [c if c in ("framework", "target") else f"{c} %" for c in wide.columns]
-    wide = tables.ordered(wide, r)
-    return Section("Failure by usage decile", [
-        "Share of functions failing (partial or complete) in each usage decile: 10 is the least used tenth of "
-        "the API, 100 the most used (Figure 4 of the study).", Table(wide, "failure % per decile"),
-        *figures.failure_by_decile(d, out)])
+        return Section("Failure by usage decile", blocks + [_no_sample_ran(r) + ": there is no decile to show."])
+    blocks.append(Table(_decile_table(d, r), "Functions failing in each decile: % (failing / ran)"))
+    # A setup where nothing failed gets a sentence, not a flat line at zero.
+    failing = d.groupby(tables.KEYS)["failed"].transform("sum") > 0
+    blocks += figures.failure_by_decile(d[failing], out)
+    calm = tables.ordered(d[~failing].drop_duplicates(tables.KEYS), r)
+    if len(calm):
+        blocks.append("No function of the study's sample failed in any decile on "
+                      + ", ".join(f"{fw} {t}" for fw, t in zip(calm["framework"], calm["target"]))
+                      + ", so there is no failure rate to chart there.")
+    return Section("Failure by usage decile", blocks)
+
+
+def _decile_table(d: pd.DataFrame, r: Results) -> pd.DataFrame:
+    """One row per setup, one column per decile, headed as a decile (not as a percentage): "25.0 % (1/4)"."""
+    cells = d.assign(text=[f"{p:.1f} % ({k}/{n})" for p, k, n in zip(d["failure %"], d["failed"], d["functions"])])
+    wide = cells.pivot(index=tables.KEYS, columns="decile", values="text")
+    names = {c: f"decile {c}" + {10: " (least used)", 100: " (most used)"}.get(c, "") for c in wide.columns}
+    wide = wide[sorted(wide.columns)].rename(columns=names).reset_index()
+    wide.columns.name = None
+    return tables.ordered(wide, r)
+
+
+def _sample_scope(r: Results) -> str:
+    """What the study's views (top 20, deciles) leave out: functions outside its sample, named."""
+    outside = tables.outside_sample(r)
+    own = outside[outside["sample"] == tables.OWN]
+    unknown = outside[outside["sample"] == tables.UNKNOWN]
+    text = "This view covers the study's sample only (the functions whose marker gives a usage decile)"
+    if outside.empty:
+        return text + "; every function of these records is in it."
+    parts = []
+    if len(own):
+        parts.append(f"{_count(len(own), 'function')} of these records {'is' if len(own) == 1 else 'are'} outside "
+                     f"it and counted in Portability only: {_names(own['function'])}")
+    if len(unknown):
+        parts.append(f"{_count(len(unknown), 'function')} {'has' if len(unknown) == 1 else 'have'} no usage facts "
+                     f"({_names(unknown['function'])}): records of schema 1 carry none; run the report from the "
+                     "checkout, whose curated/ folder gives them")
+    return text + ". " + "; ".join(parts) + "."
+
+
+def _no_sample_ran(r: Results) -> str:
+    if (tables.outside_sample(r)["sample"] == tables.UNKNOWN).any():  # they may be of the sample: we cannot tell
+        return "No function of these records is known to be in the study's sample"
+    return "No function of the study's sample ran in these records"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _names(names: pd.Series, shown: int = 6) -> str:
+    names = sorted(names)
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _categories(r: Results, out: Path) -> Section:
     cats = tables.categories(r)
     if cats.empty:
-        return Section("Failure categories", ["No case failed (bugs in our own cases aside)."])
+        ours = len(tables.failed_cases(r, include_case_errors=True))
+        return Section("Failure categories", [
+            f"No case failed in the framework; {_count(ours, 'case')} of our own failed (see Bugs in our own cases)."
+            if ours else "No case failed."])
 
     def link(row: pd.Series, column: str) -> Optional[str]:
         if column in ("framework", "target") or not row[column]:
@@ -139,10 +200,16 @@ def _categories(r: Results, out: Path) -> Section:
     blocks: list[Block] = [
         "Failing cases per category, each case once per category it failed with (Figure 6 of the study). "
         "Click a count for the cases behind it.", Table(cats, link=link), *figures.failure_categories(cats, out)]
+    shown = set(zip(cats["framework"], cats["target"]))
+    setups = tables.setups(r)
+    calm = [f"{fw} {t}" for fw, t in zip(setups["framework"], setups["target"]) if (fw, t) not in shown]
+    if calm:
+        blocks.append(f"No case failed in the framework on {', '.join(calm)}.")
     failed = tables.failed_cases(r)
     for (fw, target, category), g in failed.groupby(["framework", "target", "category"], sort=False):
         blocks.append(Table(g[["function", "case_id", "repeats", "message"]],
-                            f"{fw} on {target}: {category} ({len(g)} cases)", anchor=case_anchor(fw, target, category)))
+                            f"{fw} on {target}: {category} ({_count(len(g), 'case')})",
+                            anchor=case_anchor(fw, target, category)))
     return Section("Failure categories", blocks)
 
 
@@ -178,6 +245,53 @@ def _cold_warm(r: Results) -> Section:
         "and first-use set-up, which the study's figures included.", Table(tables.cold_warm(r))])
 
 
+def _method(r: Results) -> Section:
+    m = tables.method(r)
+    if m.verdicts.empty:
+        return Section("Method: the study's against ours", [
+            "No setup of these records was measured both ways. The study timed one call with no warm-up, JAX's jit "
+            "off and TensorFlow's soft placement off; set mode = [\"steady\", \"paper\"] in matrix.toml (or run "
+            "`runner bench --mode paper` beside a steady run) to see how much that changes."])
+    blocks: list[Block] = [
+        "The same cells measured both ways: steady (warm-up, samples until the median is precise, jit on, soft "
+        "placement as shipped) and paper (the 2023 study's: one call, no warm-up, JAX's jit off, TensorFlow's "
+        "soft placement off).",
+        Table(m.verdicts, "Verdicts per framework: functions measured both ways, and how many changed"),
+        Table(m.changed, "Functions whose verdict depends on the method") if not m.changed.empty
+        else "No function's verdict depends on the method.",
+        Table(tables.method_ratio_summary(m), "Paper latency (one cold call) / steady warm median, per function: "
+              "how far a single cold call is from the steady state")]
+    if not m.devices.empty:
+        blocks.append(Table(m.devices, "Two devices: device-to-device ratios that move by more than 1.1x between "
+                                       "the methods, and functions whose faster device flips"))
+    else:
+        blocks.append("One device per framework here: with two (a CPU and a GPU cell, both ways), this section "
+                      "also says how many device-to-device comparisons the method changes.")
+    return Section("Method: the study's against ours", blocks)
+
+
+def _measurement(r: Results, out: Path) -> Section:
+    s = tables.sampling(r)
+    blocks: list[Block] = [
+        "Steady sampling stops when the median's 95% confidence interval (order statistics) is within the target "
+        "(±1% by default) or at the cap (3 s). A case stopped at the cap is imprecise: its interval is listed.",
+        Table(s) if not s.empty else "No case here was timed by the precision rule (quick, paper or older records)."]
+    capped = tables.imprecise(r)
+    if not capped.empty:
+        blocks.append(Table(capped, f"Imprecise cases: stopped at the cap ({len(capped)})"))
+    a = tables.agreement(r)
+    blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's warm median between repeats, cases "
+                           "above 100 µs (lower is better; 5% means repeats typically differ by 5%)")
+                  if not a.empty else "One repeat per setup: run with --repeats 2 or more to see how repeats agree.")
+    h = tables.host_speed(r)
+    if not h.empty:
+        blocks += ["Host speed: a fixed pure-Python workload timed before every case. Where it moves, the host "
+                   "changed speed under the measurement (another tenant, a frequency change); the agreement "
+                   "column per host speed divides each median by it.",
+                   Table(h), *figures.host_speed(r.cases, out)]
+    return Section("Precision and stability", blocks)
+
+
 def _spread(r: Results) -> Section:
     s = tables.spread(r)
     blocks: list[Block] = ["Within a run: the interquartile range of each case's warm samples relative to its "
@@ -189,6 +303,20 @@ def _spread(r: Results) -> Section:
     blocks.append(Table(flaky, "Cases whose outcome changed between repeats") if not flaky.empty
                   else "No case changed outcome between repeats.")
     return Section("Run-to-run spread", blocks)
+
+
+def _our_bugs(r: Results) -> Section:
+    about = ("Failures in the curated cases themselves (category case_error): left out of every count above; "
+             "fix the case.")
+    ours = tables.failed_cases(r, include_case_errors=True)
+    if not ours.empty:
+        return Section("Bugs in our own cases", [about, Table(ours)])
+    failing = r.cases[r.cases["outcome"] == "failed"].drop_duplicates([*tables.KEYS, "case_id"])
+    if failing.empty:
+        return Section("Bugs in our own cases", [about, "No case failed at all, so none of ours either."])
+    which = "the one failing case" if len(failing) == 1 else f"all {len(failing)} failing cases"
+    return Section("Bugs in our own cases", [about, f"None of ours: {which} failed in the framework, not in our "
+                                                    "case code."])
 
 
 def _listing(title: str, frame: pd.DataFrame, about: str, when_empty: str) -> Section:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -25,6 +26,13 @@ RAN = ("pass", "partial", "complete")  # the study's denominators: functions tha
 FAILED = ("partial", "complete")
 SIMILAR = 1.1  # a latency ratio within 1.1x either way counts as no change (the issue's threshold)
 KEYS = ["framework", "target"]
+# Columns that hold seconds. Their cells print their own unit (29.1 ms, 11 µs), so the names carry none;
+# render.cell_text formats a column by this set, so every table that shows a duration names it from here.
+SECONDS = frozenset({"warm a", "warm b", "cold a", "cold b", "median warm", "median cold",
+                     "study T4", "study v3-8", "run GPU", "run TPU", "warm median", "median calibration"})
+# Where a function stands against the study's sample: in it (its marker gives a usage decile), one of the
+# user's own (a marker with a name only), or unknown (records of schema 1 read without a curated/ folder).
+STUDY, OWN, UNKNOWN = "study", "own", "unknown"
 
 
 def ordered(frame: pd.DataFrame, r: Results) -> pd.DataFrame:
@@ -77,14 +85,30 @@ def portability(r: Results) -> pd.DataFrame:
     return ordered(counts[columns], r)
 
 
-def _ranked_verdicts(r: Results) -> pd.DataFrame:
-    v = function_verdicts(r).merge(r.catalog, on=["framework", "function"], how="left")
+def _ran_with_usage(r: Results) -> pd.DataFrame:
+    """The verdicts of functions that ran, with their usage facts and where they stand (`sample`)."""
+    catalog = r.catalog.assign(sample=np.where(r.catalog["decile"].notna(), STUDY, OWN))
+    v = function_verdicts(r).merge(catalog, on=["framework", "function"], how="left")
     v = v[v["verdict"].isin(RAN)]
-    return v.assign(failed=v["verdict"].isin(FAILED))
+    return v.assign(failed=v["verdict"].isin(FAILED), sample=v["sample"].fillna(UNKNOWN))
+
+
+def _ranked_verdicts(r: Results) -> pd.DataFrame:
+    """The verdicts the study's views count: functions of its sample that ran."""
+    v = _ran_with_usage(r)
+    return v[v["sample"] == STUDY]
+
+
+def outside_sample(r: Results) -> pd.DataFrame:
+    """Functions that ran but are not in the study's sample (own or unknown): left out of its views."""
+    v = _ran_with_usage(r)
+    v = v[v["sample"] != STUDY]
+    return v.drop_duplicates(["framework", "function"])[["framework", "function", "sample"]].reset_index(drop=True)
 
 
 def top20(r: Results) -> pd.DataFrame:
-    """Table 4: failure rate (partial + complete) of the 20 most used functions against all functions."""
+    """Table 4: failure rate (partial + complete) of the 20 most used functions against all functions of the
+    study's sample (a user's own functions have no usage facts and are left out)."""
     v = _ranked_verdicts(r)
     rows = []
     for (fw, t), g in v.groupby(KEYS, sort=False):
@@ -97,8 +121,9 @@ def top20(r: Results) -> pd.DataFrame:
 
 
 def deciles(r: Results) -> pd.DataFrame:
-    """Figure 4: failure rate per usage decile (10 = least used tenth of the API, 100 = most used)."""
-    v = _ranked_verdicts(r).dropna(subset=["decile"])
+    """Figure 4: failure rate per usage decile (10 = least used tenth of the API, 100 = most used), over the
+    study's sample."""
+    v = _ranked_verdicts(r)
     out = (v.groupby([*KEYS, "decile"], sort=False)["failed"].agg(["size", "sum"]).reset_index()
            .rename(columns={"size": "functions", "sum": "failed"}))
     out["decile"] = out["decile"].astype(int)
@@ -142,7 +167,7 @@ class Pair:
     framework: str
     a: str
     b: str
-    table: pd.DataFrame  # function, cases, a warm, b warm, warm ratio (b / a), a cold, b cold, cold ratio
+    table: pd.DataFrame  # function, cases, warm a, warm b, warm ratio (b / a), cold a, cold b, cold ratio
 
 
 def pairs(r: Results) -> list[Pair]:
@@ -164,7 +189,7 @@ def _pair_frame(lat: pd.DataFrame, fw: str, a: str, b: str, column: str, name: s
     per_function = both.groupby("function", sort=False).agg(
         cases=("case_id", "size"), a=(f"{column}_a", "median"), b=(f"{column}_b", "median")).reset_index()
     per_function[f"{name} ratio"] = per_function["b"] / per_function["a"]
-    return per_function.rename(columns={"a": f"{name} a (s)", "b": f"{name} b (s)"})
+    return per_function.rename(columns={"a": f"{name} a", "b": f"{name} b"})
 
 
 def faster_share(pair_list: list[Pair]) -> pd.DataFrame:
@@ -198,12 +223,12 @@ def cold_warm(r: Results) -> pd.DataFrame:
     rows = []
     for (fw, t), g in both.groupby(KEYS, sort=False):
         by_function = g.groupby("function")["ratio"].median()
-        rows.append({"framework": fw, "target": t, "cases": len(g), "median cold (s)": g["cold_s"].median(),
-                     "median warm (s)": g["warm_median_s"].median(), "median cold/warm": g["ratio"].median(),
+        rows.append({"framework": fw, "target": t, "cases": len(g), "median cold": g["cold_s"].median(),
+                     "median warm": g["warm_median_s"].median(), "median cold/warm": g["ratio"].median(),
                      "90th pct cold/warm": g["ratio"].quantile(0.9), "largest (function)": by_function.idxmax(),
                      "largest cold/warm": by_function.max()})
-    return ordered(pd.DataFrame(rows, columns=["framework", "target", "cases", "median cold (s)",
-                                                "median warm (s)", "median cold/warm", "90th pct cold/warm",
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "cases", "median cold",
+                                                "median warm", "median cold/warm", "90th pct cold/warm",
                                                 "largest (function)", "largest cold/warm"]), r)
 
 
@@ -272,3 +297,160 @@ def setups(r: Results) -> pd.DataFrame:
         profile=("profile", "first"), mode=("mode", "first"), repeats=("file", "nunique"),
         functions=("function", "nunique"), records=("case_id", "size")).reset_index()
     return ordered(out, r)
+
+
+# --- how precise and how steady the measurements are -------------------------------------------------------------
+
+AGREEMENT_FLOOR_S = 100e-6  # faster cases are left out of repeat agreement: timer and dispatch noise dominate
+
+
+def sampling(r: Results) -> pd.DataFrame:
+    """Per setup: how many timed cases stopped because their median was precise, how many at the cap (their
+    interval wider than the target: imprecise, listed by `imprecise`), and the median interval half-width."""
+    timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_stop"].isin(["precise", "cap"])]
+    rows = []
+    for (fw, t), g in timed.groupby(KEYS, sort=False):
+        half = (np.maximum(g["warm_median_s"] - g["warm_ci_low_s"], g["warm_ci_high_s"] - g["warm_median_s"])
+                / g["warm_median_s"]).dropna()
+        rows.append({"framework": fw, "target": t, "timed cases": len(g),
+                     "precise": int((g["warm_stop"] == "precise").sum()), "at the cap": int((g["warm_stop"] == "cap").sum()),
+                     "median interval ± %": round(100 * half.median(), 2) if len(half) else np.nan,
+                     "widest interval ± %": round(100 * half.max(), 1) if len(half) else np.nan})
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "timed cases", "precise", "at the cap",
+                                                "median interval ± %", "widest interval ± %"]), r)
+
+
+def imprecise(r: Results) -> pd.DataFrame:
+    """Cases whose sampling stopped at the cap before their median was as precise as asked."""
+    c = r.cases[(r.cases["outcome"] == "passed") & (r.cases["warm_stop"] == "cap")].copy()
+    c["interval ± %"] = (100 * np.maximum(c["warm_median_s"] - c["warm_ci_low_s"], c["warm_ci_high_s"] - c["warm_median_s"])
+                         / c["warm_median_s"]).round(1)
+    return c[[*KEYS, "function", "case_id", "repeat", "warm_count", "warm_median_s", "interval ± %"]].rename(
+        columns={"warm_count": "samples", "warm_median_s": "warm median"}).reset_index(drop=True)
+
+
+def agreement(r: Results) -> pd.DataFrame:
+    """Per setup with two or more repeats: how well the repeats agree, as the median over cases (warm median
+    above 100 us in both) of |log(ratio of their warm medians)| between each pair of repeats, in percent; also
+    per unit of host speed (each median divided by the calibration measured before its case), and by each
+    case's minimum sample."""
+    timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_median_s"].notna()]
+    rows = []
+    for (fw, t), g in timed.groupby(KEYS, sort=False):
+        repeats = sorted(g["file"].unique())
+        if len(repeats) < 2:
+            continue
+        wide = {name: g.pivot_table(index="case_id", columns="file", values=col, aggfunc="first")
+                for name, col in (("median", "warm_median_s"), ("minimum", "warm_min_s"),
+                                  ("calibration", "calibration_s"))}
+        fast = (wide["median"] < AGREEMENT_FLOOR_S).any(axis=1)
+        logs: dict[str, list[float]] = {"median": [], "median per host speed": [], "minimum": []}
+        for a, b in itertools.combinations(repeats, 2):
+            med = wide["median"][[a, b]][~fast].dropna()
+            logs["median"] += list(np.log(med[b] / med[a]).abs())
+            cal = wide["calibration"].reindex(med.index)
+            if cal[[a, b]].notna().all(axis=None):
+                norm = np.log((med[b] / cal[b]) / (med[a] / cal[a]))
+                logs["median per host speed"] += list(norm.abs().dropna())
+            low = wide["minimum"].reindex(med.index)[[a, b]].dropna()
+            logs["minimum"] += list(np.log(low[b] / low[a]).abs())
+        rows.append({"framework": fw, "target": t, "repeats": len(repeats), "cases": int((~fast).sum()),
+                     **{f"|log ratio| % ({k})": round(100 * float(np.median(v)), 1) if v else np.nan
+                        for k, v in logs.items()}})
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "repeats", "cases",
+                                                "|log ratio| % (median)", "|log ratio| % (median per host speed)",
+                                                "|log ratio| % (minimum)"]), r)
+
+
+def host_speed(r: Results) -> pd.DataFrame:
+    """Per results file: the host-speed calibration over the run (timed before every case), its median and how
+    far it moved (slowest / fastest tenth)."""
+    c = r.cases[r.cases["calibration_s"].notna()]
+    rows = []
+    for (fw, t, f), g in c.groupby([*KEYS, "file"], sort=False):
+        cal = g["calibration_s"]
+        rows.append({"framework": fw, "target": t, "repeat": int(g["repeat"].iloc[0]), "cases": len(g),
+                     "median calibration": float(cal.median()),
+                     "p90 / p10": float(cal.quantile(0.9) / cal.quantile(0.1)), "file": Path(f).name})
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "repeat", "cases", "median calibration",
+                                                "p90 / p10", "file"]), r)
+
+
+# --- the study's method beside ours ----------------------------------------------------------------------------
+
+@dataclass
+class Method:
+    """Setups measured both ways: steady (ours) and paper (the study's: one call, no warm-up, jit off, strict
+    placement), matched on framework, device kind, model and profile."""
+    verdicts: pd.DataFrame  # per framework and setup: functions compared, verdicts that differ
+    changed: pd.DataFrame  # the functions whose verdict differs, with both verdicts
+    ratios: pd.DataFrame  # per function: paper latency (one cold call) / steady warm median
+    devices: pd.DataFrame  # per framework, for two devices: ratios moved beyond 1.1x, faster device flipped
+
+
+def method(r: Results) -> Method:
+    c = r.cases
+    base = ["framework", "device", "device_model", "profile"]
+    pairs_found = []
+    for key, g in c.groupby(base, sort=False):
+        modes = dict(g.drop_duplicates("mode")[["mode", "target"]].values)
+        if {"steady", "paper"} <= set(modes):
+            pairs_found.append((dict(zip(base, key)), modes["steady"], modes["paper"]))
+    v = function_verdicts(r)
+    verdict_rows, changed, ratio_rows = [], [], []
+    warm = case_latency(r, "warm_median_s")
+    for facts, steady, paper in pairs_found:
+        fw = facts["framework"]
+        a = v[(v["framework"] == fw) & (v["target"] == steady)].set_index("function")["verdict"]
+        b = v[(v["framework"] == fw) & (v["target"] == paper)].set_index("function")["verdict"]
+        both = a.index.intersection(b.index)
+        differ = [f for f in both if a[f] != b[f]]
+        verdict_rows.append({"framework": fw, "steady": steady, "paper": paper, "functions": len(both),
+                             "verdicts that differ": len(differ)})
+        changed += [{"framework": fw, "steady": steady, "paper": paper, "function": f, "verdict steady": a[f],
+                     "verdict paper": b[f]} for f in sorted(differ)]
+        pf = _pair_frame(warm, fw, steady, paper, "warm_median_s", "warm")  # paper's "warm" is its one call
+        for _, row in pf.iterrows():
+            ratio_rows.append({"framework": fw, "steady": steady, "paper": paper, "function": row["function"],
+                               "paper / steady": row["warm ratio"]})
+    ratios = pd.DataFrame(ratio_rows, columns=["framework", "steady", "paper", "function", "paper / steady"])
+    return Method(pd.DataFrame(verdict_rows, columns=["framework", "steady", "paper", "functions",
+                                                      "verdicts that differ"]),
+                  pd.DataFrame(changed, columns=["framework", "steady", "paper", "function", "verdict steady",
+                                                 "verdict paper"]),
+                  ratios, _device_flips(r, pairs_found, warm))
+
+
+def method_ratio_summary(m: Method) -> pd.DataFrame:
+    """The distribution of paper / steady latency per function, per framework and setup."""
+    rows = []
+    for (fw, steady, paper), g in m.ratios.groupby(["framework", "steady", "paper"], sort=False):
+        x = g["paper / steady"].dropna()
+        rows.append({"framework": fw, "steady": steady, "paper": paper, "functions": len(x),
+                     "median paper/steady": x.median(), "10th pct paper/steady": x.quantile(0.1),
+                     "90th pct paper/steady": x.quantile(0.9), "within 1.1x %": round(100 * x.between(
+                         1 / SIMILAR, SIMILAR).mean(), 1) if len(x) else np.nan})
+    return pd.DataFrame(rows, columns=["framework", "steady", "paper", "functions", "median paper/steady",
+                                       "10th pct paper/steady", "90th pct paper/steady", "within 1.1x %"])
+
+
+def _device_flips(r: Results, found: list, warm: pd.DataFrame) -> pd.DataFrame:
+    """Where a framework has two devices measured both ways: how many device-to-device ratios move by more than
+    1.1x between the methods, and how many functions change which device is faster."""
+    rows = []
+    by_fw: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
+    for facts, steady, paper in found:
+        by_fw.setdefault((facts["framework"], facts["profile"]), {})[facts["device"]] = (steady, paper)
+    for (fw, profile), devices in by_fw.items():
+        for d1, d2 in itertools.combinations(sorted(devices, key=lambda d: r.targets(fw).index(devices[d][0])), 2):
+            per_method = []
+            for i in (0, 1):  # steady, then paper
+                pf = _pair_frame(warm, fw, devices[d1][i], devices[d2][i], "warm_median_s", "warm")
+                per_method.append(pf.set_index("function")["warm ratio"])
+            both = pd.concat(per_method, axis=1, keys=["steady", "paper"]).dropna()
+            moved = (both["paper"] / both["steady"]).apply(lambda x: x > SIMILAR or x < 1 / SIMILAR)
+            flipped = (np.sign(np.log(both["steady"])) != np.sign(np.log(both["paper"])))
+            rows.append({"framework": fw, "profile": profile, "devices": f"{d2} / {d1}", "functions": len(both),
+                         "ratio moved beyond 1.1x": int(moved.sum()), "faster device flipped": int(flipped.sum())})
+    return pd.DataFrame(rows, columns=["framework", "profile", "devices", "functions", "ratio moved beyond 1.1x",
+                                       "faster device flipped"])
