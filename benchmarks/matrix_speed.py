@@ -33,13 +33,18 @@ CPU_IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
 FLOOR_S = 100e-6  # cases faster than this are left out of the stability figure (timer and dispatch noise)
 
 
+def _path(checkout: Path) -> str:
+    """The checkout's runner and its own harness first on the path (another version may be measured)."""
+    return f"{checkout}:{checkout / 'harness'}"
+
+
 def bench(checkout: Path, image: str, out: Path, *extra: str, env: dict | None = None) -> float:
     """Wall time of one `runner bench` of the image into `out` (raises with its stderr on failure)."""
     cmd = [sys.executable, "-m", "runner.cli", "bench", "--image", image, "--backend", "local", "--out", str(out),
            *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True,
-                          env=dict(env or os.environ, PYTHONPATH=str(checkout), COLUMNS="200"))
+                          env=dict(env or os.environ, PYTHONPATH=_path(checkout), COLUMNS="200"))
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr[-1500:]}")
@@ -90,7 +95,7 @@ def unchanged_share(checkout: Path, a: Path, b: Path) -> tuple[int, int]:
             "a, b = (load.load([Path(p)], samples=True) for p in sys.argv[1:]); "
             "ch = compare.compare(a, b).latency['change']; print((ch == 'no change').sum(), len(ch))")
     proc = subprocess.run([sys.executable, "-c", code, str(a), str(b)], cwd=checkout, capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=str(checkout)))
+                          text=True, env=dict(os.environ, PYTHONPATH=_path(checkout)))
     if proc.returncode != 0:
         raise SystemExit(f"compare failed: {proc.stderr[-1500:]}")
     same, compared = proc.stdout.split()
@@ -109,7 +114,7 @@ def setup_times(checkout: Path, image: str) -> tuple[float, float]:
         times = []
         for _ in range(2):
             proc = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True,
-                                  env=dict(env, PYTHONPATH=str(checkout)))
+                                  env=dict(env, PYTHONPATH=_path(checkout)))
             if proc.returncode != 0:
                 raise SystemExit(f"building the {image} venv failed: {proc.stderr[-1500:]}")
             times.append(float(proc.stdout.split("SECONDS")[-1]))

@@ -80,8 +80,10 @@ def resume_command(rundir: RunDir) -> str:
     return shlex.join(["runner", *args, "--resume", "--out", str(rundir.path)])
 
 
-def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None) -> None:
-    """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py)."""
+def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None,
+         cell_table=_cell_table) -> None:
+    """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py); then print
+    each results file with `cell_table` and the summary."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
     several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
 
@@ -102,7 +104,7 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
                   f"continue with: {escape(resume_command(rundir))}", highlight=False, soft_wrap=True)
         raise typer.Exit(128 + e.signum)
     for path in rundir.result_files():
-        console.print(_cell_table(path))
+        console.print(cell_table(path))
     console.print(_summary_table(merged))
     if any(r.quick for r in view.cell_rows(merged)):
         console.print(f"[yellow]{view.QUICK}", highlight=False)
@@ -259,6 +261,120 @@ def run_matrix(
         console.print(t)
         return
     _run(project, cells, out, resume, address)
+
+
+@app.command("declared")
+def declared_support(
+    framework: str = typer.Option(..., help="torch, tensorflow or jax"),
+    profile: str = typer.Option("current", help="a version profile of matrix.toml"),
+    image: Optional[str] = typer.Option(None, help="the environment to read it in (default: the framework's CPU "
+                                                   "image)"),
+    backend: str = typer.Option("auto", help=_BACKEND_HELP),
+    out: Optional[Path] = typer.Option(None, help="folder for the table (default results/declared)"),
+    matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
+) -> None:
+    """What the framework version declares each device kind supports, per op and dtype, read from the framework
+    itself in its cell's environment; writes <out>/<framework>-<version>.json.gz and prints its coverage."""
+    from portability_harness import declared as tables
+
+    from runner import declared
+
+    if framework not in FRAMEWORKS:
+        raise UserError(f"unknown framework {framework!r}; choose one of {', '.join(FRAMEWORKS)}")
+    project = Project.find(matrix_file)
+    folder = (out or project.root / "results" / declared.FOLDER).resolve()
+    path = declared.read_in_environment(project, framework, profile, image, backend, folder,
+                                        log=lambda s: console.print(f"[dim]{escape(s)}", highlight=False))
+    table = tables.load(str(path))
+    t = Table(title=f"{table['framework']} {table['framework_version']}: declared support ({path})")
+    for col in ("device", "known", "ops", "op x dtype pairs", "not knowable here", "source note"):
+        t.add_column(col, overflow="fold")
+    for kind, info in table["devices"].items():
+        cov = table["coverage"].get(kind, {"ops": 0, "pairs": 0})
+        t.add_row(kind, "yes" if info.get("known") else "no", str(cov["ops"]), str(cov["pairs"]),
+                  str(len(table["unknowable"].get(kind, ()))), escape(info.get("note", "")))
+    console.print(t)
+    console.print(f"[dim]{escape(table['source'])}", highlight=False)
+
+
+def _census_table(path: Path) -> Table:
+    """A census results file: its database, pairs, samples and the support map's counts."""
+    from runner import census
+
+    contents = store.read(str(path))
+    header = contents.header or {}
+    db = header.get("database") or {}
+    s = census.summary(contents.cases, header.get("device", ""))
+    t = Table(title=f"census of {header.get('framework', '?')} {header.get('framework_version', '')} on "
+                    f"{header.get('device', '?')}: {db.get('name', '?')} ({db.get('module', '')})",
+              caption="; ".join([str(path), *contents.problems()]))
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    for key in ("ops", "pairs", "declared pairs", "samples", "samples run", "samples failed", "samples rejected"):
+        t.add_row(key, f"{s[key]:,}")
+    for key in census.STATUSES:
+        if s["statuses"].get(key):
+            t.add_row(key, f"{s['statuses'][key]:,}")
+    for key, n in sorted(s["categories"].items()):
+        t.add_row(f"failed: {key}", f"{n:,}")
+    for key, n in sorted(s["skipped"].items()):
+        t.add_row(f"no input ({key})", f"{n:,}")
+    return t
+
+
+@app.command("census")
+def run_census(
+    framework: str = typer.Option(..., help="torch, tensorflow or jax"),
+    image: Optional[str] = typer.Option(None, help="the environment (and so the device) to run it in (default: the "
+                                                   "framework's CPU image)"),
+    profile: str = typer.Option("current", help="a version profile of matrix.toml"),
+    ops: Optional[List[str]] = typer.Option(None, "--ops", help="glob over the database's op names (op, or "
+                                            "op.variant); repeatable (default: all)"),
+    dtypes: Optional[List[str]] = typer.Option(None, "--dtypes", help="dtypes to run, e.g. float32 (repeatable or "
+                                               "comma-separated; default: all)"),
+    undeclared: bool = typer.Option(False, help="also try the dtypes the device does not declare"),
+    out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
+    quick: bool = typer.Option(False, help="few warm samples for the timed sample: checks, not for latency results"),
+    timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
+    resume: bool = typer.Option(False, help="continue a killed census in the same --out"),
+    backend: str = typer.Option("auto", help=_BACKEND_HELP),
+    base: Optional[str] = typer.Option(None, help="docker: the base image to build on (e.g. an offline one)"),
+    matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
+    engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
+    address: Optional[str] = typer.Option(None, help=_ADDRESS_HELP),
+) -> None:
+    """Every op and dtype the framework's own test database knows (PyTorch's OpInfos, JAX's primitive harnesses,
+    TensorFlow's kernel registry), run as one cell on the image's device; writes
+    <out>/<framework>-<device>-<profile>-census.jsonl and merged.json."""
+    from portability_harness.declared.dtypes import CANONICAL
+
+    if framework not in FRAMEWORKS:
+        raise UserError(f"unknown framework {framework!r}; choose one of {', '.join(FRAMEWORKS)}")
+    names = tuple(d.strip() for given in (dtypes or ()) for d in given.split(",") if d.strip())
+    unknown = [d for d in names if d not in CANONICAL]
+    if unknown:
+        raise UserError(f"--dtypes {', '.join(unknown)}: not a dtype name; use {', '.join(CANONICAL)}")
+    address = _engine_address(engine_name, address)
+    project = Project.find(matrix_file)
+    if image is None:
+        specs = [project.image(n) for n in images.available(project.images_dir)]
+        spec = next((s for s in specs if s.framework == framework and s.device == "cpu"), None)
+        if spec is None:
+            raise UserError(f"no CPU image of {framework} under images/; name one with --image")
+    else:
+        spec = project.image(image)
+        if spec.framework != framework:
+            raise UserError(f"--image {spec.name} is of {spec.framework}, not {framework}; name a {framework} image")
+    (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
+                                    quick=quick, timeout_s=timeout, repeats=1, base=base, task="census",
+                                    census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared))
+    if address is not None:
+        from runner import ray_engine
+
+        (cell,) = ray_engine.plan_on(address, project, [cell])
+    if not cell.runnable:
+        raise UserError(f"{cell.label} cannot run {'on the cluster' if address else 'here'}: {cell.reason}", code=3)
+    _run(project, [cell], out, resume, address, cell_table=_census_table)
 
 
 @app.command()

@@ -15,7 +15,7 @@ from runner import backends
 from runner.errors import Stopped, UserError
 from runner.plan import Cell
 from runner.project import Project
-from runner.rundir import RUNNABLE, CellState, RunDir
+from runner.rundir import CellState, RunDir
 
 
 class Display(Protocol):
@@ -33,14 +33,11 @@ DisplayFactory = Callable[[Cell, int, int, int], AbstractContextManager]
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
         on_error: Callable[[Cell, str], None] = lambda c, e: None) -> dict:
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end."""
-    states = rundir.begin(cells, resume)
-    todo = [s for s in states if s.status in RUNNABLE]
-    status = "running"
-    merged = rundir.publish(states, status)
-    try:
+    with rundir.running(cells, resume) as run:
+        todo = run.todo
         for index, state in enumerate(todo, 1):
             state.status, state.reason = "running", None
-            rundir.save(states, status)
+            rundir.save(run.states)
             try:
                 run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
                 state.status = "done"
@@ -49,19 +46,11 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, displ
                 on_error(state.cell, str(e))
             except Stopped:
                 state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
-                status = "interrupted"
                 raise
             finally:
-                rundir.save(states, status)
-                merged = rundir.publish(states, status)
-        status = "finished"
-    finally:
-        try:
-            rundir.save(states, status)
-            merged = rundir.publish(states, status)
-        finally:
-            rundir.release()
-    return merged
+                rundir.save(run.states)
+                rundir.publish(run.states)
+    return run.merged
 
 
 def run_cell(project: Project, state: CellState, rundir: RunDir,

@@ -34,6 +34,10 @@ class Options:
     timeout_s: Optional[float] = None
     repeats: Optional[int] = None
     base: Optional[str] = None
+    task: str = "cases"  # cases: the curated modules; census: every op x dtype of the framework's database
+    census_ops: tuple[str, ...] = ()  # census: fnmatch patterns over the database's op names; () all
+    census_dtypes: tuple[str, ...] = ()  # census: canonical dtype names; () all
+    census_undeclared: bool = False  # census: also the dtypes the device does not declare
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class Cell:
     base: Optional[str]  # docker: the base image; None for the local backend
     excluded: Optional[str] = None  # the [[exclude]]'s reason
     blocked: Optional[str] = None  # why this host cannot run it
+    task: str = "cases"  # or census (protocol.TASKS): a census cell is keyed and filed apart from the cases cell
+    census_ops: tuple[str, ...] = ()
+    census_dtypes: tuple[str, ...] = ()
+    census_undeclared: bool = False
 
     @property
     def name(self) -> str:
@@ -70,11 +78,13 @@ class Cell:
 
     @property
     def key(self) -> str:
-        return f"{self.image.name}/{self.profile.name}" + (f"/{self.mode}" if self.mode != "steady" else "")
+        return (f"{self.image.name}/{self.profile.name}" + (f"/{self.mode}" if self.mode != "steady" else "")
+                + (f"/{self.task}" if self.task != "cases" else ""))
 
     @property
     def label(self) -> str:
-        return f"{self.image.name} ({self.profile.name}" + (f", {self.mode}" if self.mode != "steady" else "") + ")"
+        return (f"{self.image.name} ({self.profile.name}" + (f", {self.mode}" if self.mode != "steady" else "")
+                + (f", {self.task}" if self.task != "cases" else "") + ")")
 
     @property
     def runnable(self) -> bool:
@@ -95,7 +105,9 @@ class Cell:
                       mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
                       resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
                       environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
-                      precision=self.precision, confidence=self.confidence, cpus=self.cpus)
+                      precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,
+                      census_ops=list(self.census_ops), census_dtypes=list(self.census_dtypes),
+                      census_undeclared=self.census_undeclared)
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
@@ -129,5 +141,7 @@ def plan(project: Project, options: Options) -> list[Cell]:
                     timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
                     quick=options.quick, memory_limit_mb=s.memory_limit_mb, precision=s.precision,
                     confidence=s.confidence, cpus=s.cpus, functions=functions, base=base,
-                    excluded=s.excluded, blocked=None if s.excluded else blocked))
+                    excluded=s.excluded, blocked=None if s.excluded else blocked, task=options.task,
+                    census_ops=options.census_ops, census_dtypes=options.census_dtypes,
+                    census_undeclared=options.census_undeclared))
     return cells

@@ -29,7 +29,7 @@ from runner import backends
 from runner.errors import Stopped, UserError
 from runner.plan import Cell
 from runner.project import Project
-from runner.rundir import RUNNABLE, CellState, RunDir
+from runner.rundir import CellState, RunDir
 
 RESOURCE = "cell:{device}"
 CONNECT_TIMEOUT_S = 60.0  # to wait for the cluster to show a node with a cell resource
@@ -203,27 +203,15 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, addre
     """Run the runnable cells on the cluster; returns merged.json's record as it stands at the end.
     display(total) returns the live view (a progress.ClusterProgress) of a run of that many cells."""
     ray = connect(address, project)
-    states = rundir.begin(plan_on(address, project, cells), resume)
-    todo = [s for s in states if s.status in RUNNABLE]
-    status = "running"
-    rundir.publish(states, status)
-    try:
-        with display(len(todo)) as view:
-            driver = Driver(ray, project, rundir, states, view, on_error)
+    with rundir.running(plan_on(address, project, cells), resume) as run:
+        with display(len(run.todo)) as view:
+            driver = Driver(ray, project, rundir, run.states, view, on_error)
             try:
-                driver.run(todo)
+                driver.run(run.todo)
             except Stopped:
                 driver.stop()
-                status = "interrupted"
                 raise
-        status = "finished"
-    finally:
-        try:
-            rundir.save(states, status)
-            merged = rundir.publish(states, status)
-        finally:
-            rundir.release()
-    return merged
+    return run.merged
 
 
 class Driver:

@@ -1,7 +1,10 @@
 """A results folder and everything about its layout: the one owner of results/<run-id>/.
 
     <framework>-<device>-<profile>[-r<n>].jsonl   one cell repeat's records, appended by the harness
+                                                  (-<mode> before -r<n> for a paper-mode cell, -census for
+                                                  a census cell)
     <same name>.log                               what the framework and pytest printed
+    <same name>.census.json                       a census cell's cases as collected (for lost-case records)
     matrix.json                                   the plan: each cell with its status, reason and files
     merged.json                                   every cell with its records (raw samples left out)
     summary.md                                    a table of the cells
@@ -21,15 +24,16 @@ import fcntl
 import json
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from portability_harness.protocol import log_path
 from portability_harness.records import schema, store
 
 from runner import files, view
-from runner.errors import UserError
+from runner.errors import Stopped, UserError
 from runner.plan import Cell
 
 RUNNABLE = ("pending", "failed", "running", "interrupted")
@@ -47,8 +51,20 @@ class CellState:
     def entry(self) -> dict[str, Any]:
         c = self.cell
         return {"key": c.key, "image": c.name, "framework": c.framework, "device": c.device, "profile": c.profile.name,
-                "mode": c.mode, "repeats": c.repeats, "status": self.status, "reason": self.reason,
+                "mode": c.mode, "task": c.task, "repeats": c.repeats, "status": self.status, "reason": self.reason,
                 "backend": c.backend, "files": self.files}
+
+
+@dataclass
+class Run:
+    """The cells' states of a run in a folder, its status and the merged record as last written."""
+    states: list[CellState]
+    status: str = "running"
+    merged: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def todo(self) -> list[CellState]:
+        return [s for s in self.states if s.status in RUNNABLE]
 
 
 class RunDir:
@@ -83,8 +99,9 @@ class RunDir:
 
     def results_file(self, cell: Cell, repeat: int) -> Path:
         mode = f"-{cell.mode}" if cell.mode != "steady" else ""
+        task = f"-{cell.task}" if cell.task != "cases" else ""  # a census beside the same image's cases
         suffix = f"-r{repeat}" if cell.repeats > 1 else ""
-        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{mode}{suffix}.jsonl"
+        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{mode}{task}{suffix}.jsonl"
 
     def log_file(self, results_file: Path) -> Path:
         return Path(log_path(str(results_file)))
@@ -150,6 +167,26 @@ class RunDir:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"process {os.getpid()} ({' '.join(sys.argv)})".encode(), 0)
         self._lock = fd
+
+    @contextmanager
+    def running(self, cells: list[Cell], resume: bool) -> Iterator["Run"]:
+        """A run of these cells in this folder (begin), its state and merged.json written as it ends, with its
+        status: finished, interrupted (a signal) or still running (an error the caller reports); the lock is
+        released last."""
+        run = Run(self.begin(cells, resume))
+        run.merged = self.publish(run.states)
+        try:
+            yield run
+            run.status = "finished"
+        except Stopped:
+            run.status = "interrupted"
+            raise
+        finally:
+            try:
+                self.save(run.states, run.status)
+                run.merged = self.publish(run.states, run.status)
+            finally:
+                self.release()
 
     def release(self) -> None:
         """Give up the folder's lock (the run is over; a killed process releases it by dying)."""

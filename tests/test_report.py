@@ -189,6 +189,42 @@ def test_spread_missing_fallbacks_and_cold_warm(everything):
         assert row["cases"] == sum(1 for k in both if k[:2] == (fw, t))
 
 
+def test_method_section_counts_match_the_records(everything, runs, tmp_path):
+    """jax-steady and jax-paper are the same cell measured both ways: the Method tables, recomputed from the
+    raw records with nothing but json, and the section in report.md."""
+    r, recs = everything
+    verdicts = independent_verdicts(recs)
+    steady = {k[2]: v for k, v in verdicts.items() if k[:2] == ("jax", "cpu current steady")}
+    paper = {k[2]: v for k, v in verdicts.items() if k[:2] == ("jax", "cpu current paper")}
+    both = set(steady) & set(paper)
+    m = tables.method(r)
+    row = m.verdicts[m.verdicts["framework"] == "jax"].iloc[0]
+    assert (row["steady"], row["paper"]) == ("cpu current steady", "cpu current paper")
+    assert row["functions"] == len(both) == len(JAX)
+    assert row["verdicts that differ"] == sum(steady[f] != paper[f] for f in both)
+    assert len(m.verdicts) == 1  # torch has no setup measured both ways
+
+    def medians(target: str) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = defaultdict(list)
+        for h, c in recs:
+            if h["framework"] == "jax" and target_of(h) == target and c["outcome"] == "passed" \
+                    and c["warm_median_s"] is not None:
+                found[c["function"]].append(c["warm_median_s"])
+        return {f: float(np.median(v)) for f, v in found.items()}
+
+    a, b = medians("cpu current steady"), medians("cpu current paper")
+    ratios = m.ratios.set_index("function")["paper / steady"]
+    assert set(ratios.index) == set(a) & set(b) and len(ratios) >= 1
+    for function, ratio in ratios.items():
+        assert ratio == pytest.approx(b[function] / a[function], rel=1e-9)
+    assert cli("report", str(runs / "jax-steady"), str(runs / "jax-paper"), "--out", str(tmp_path)).returncode == 0
+    md = (tmp_path / "report.md").read_text()
+    section = md.split("## Method: the study's against ours", 1)[1].split("\n## ", 1)[0]
+    differ = sum(steady[f] != paper[f] for f in both)
+    rows = [line for line in section.splitlines() if line.startswith("| jax |")]
+    assert any(line.endswith(f"| {len(both)} | {differ} |") for line in rows), rows
+
+
 def test_report_writes_markdown_html_and_figures(everything, runs, tmp_path):
     proc = cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr

@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import List, Optional
 
-from portability_harness.protocol import Config, ConfigError, Emitter, Error, Exit
+from portability_harness.protocol import Config, ConfigError, Emitter, Error, Exit, Finished, Notice
 from portability_harness.supervisor import HarnessError, Supervisor
 
 USAGE = "usage: python -m portability_harness CONFIG.json"
@@ -26,6 +26,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ConfigError as e:
         emit(Error(reason="usage", message=str(e), code=Exit.USAGE))
         return Exit.USAGE
+    if cfg.task == "declared":
+        return read_declared(cfg, emit)
     supervisor = Supervisor(cfg, args[0], emit)
     # Stop after recording the case in flight as interrupted; records already written stay, --resume continues.
     signal.signal(signal.SIGTERM, lambda signum, frame: supervisor.interrupt(signum))
@@ -35,6 +37,33 @@ def main(argv: Optional[List[str]] = None) -> int:
     except HarnessError as e:
         emit(Error(reason=e.code.name.lower(), message=str(e), code=e.code))
         return e.code
+
+
+def read_declared(cfg: Config, emit: Emitter) -> int:
+    """The framework's declared support, as a table in the folder cfg.out (<framework>-<version>.json.gz)."""
+    import os
+
+    from portability_harness import declared
+    from portability_harness.frameworks import adapter_for
+
+    # The device's environment first (JAX_PLATFORMS...), as a cell run sets it before the import.
+    os.environ.update(adapter_for(cfg.framework).environment(cfg.device, cfg.mode))
+    try:
+        table = declared.read(cfg.framework)
+    except Exception as e:  # the framework's test database did not import: say which and why, in one line
+        emit(Error(reason="usage", message=f"could not read {cfg.framework}'s declared support: "
+                                            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"))
+        return Exit.USAGE
+    version = table["framework_version"].split("+", 1)[0]
+    try:
+        path = declared.save(table, os.path.join(cfg.out, f"{cfg.framework}-{version}.json.gz"))
+    except OSError as e:
+        emit(Error(reason="output", message=f"cannot write the table into {cfg.out}: {e.strerror or e}",
+                   code=Exit.OUTPUT))
+        return Exit.OUTPUT
+    emit(Notice(message=f"declared support of {cfg.framework} {table['framework_version']}: {path}"))
+    emit(Finished(counts={f"{kind} {what}": n for kind, cov in table["coverage"].items() for what, n in cov.items()}))
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import processes
+from portability_harness import declared, processes
 from portability_harness.catalog import curated, module_function
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
@@ -44,6 +44,9 @@ class CaseState:
     failed: bool = False
     skip_reason: Optional[str] = None
     calibration_s: Optional[float] = None  # the host's speed just before the case (timing.calibrate)
+    case_id: str = ""  # the node id, or the id the case's `case_id` marker gives (census cases)
+    module: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict)  # fields the case adds to its record (record_fields)
 
 
 class Worker:
@@ -58,6 +61,7 @@ class Worker:
         self.annotations = clf.load_annotations(cfg.annotations_path())
         self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
+        self._declared: Optional[Dict[str, Any]] = None
 
     def fail(self, code: Exit, message: str) -> None:
         """End the worker: the supervisor passes the error on and exits with the code."""
@@ -65,7 +69,12 @@ class Worker:
         pytest.exit(message, returncode=int(code))
 
     def start(self) -> None:
-        os.environ.update(self.adapter.environment(self.cfg.device, self.cfg.mode))
+        environment = self.adapter.environment(self.cfg.device, self.cfg.mode)
+        if self.cfg.task == "census" and environment.get("JAX_PLATFORMS", "cpu") != "cpu":
+            # The census compares an accelerator's results with the CPU's in the same process; the cell's
+            # platform stays JAX's default (an accelerator outranks the CPU), and it still cannot fall back.
+            environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
+        os.environ.update(environment)
         try:
             self.adapter.setup(self.cfg.device, self.cfg.mode)
         except DeviceUnavailable as e:
@@ -106,8 +115,22 @@ class Worker:
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
             # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
-            catalog={f.name: f.usage() for f in curated(self.root, cfg.framework)},
+            catalog={f.name: f.usage() for f in curated(self.root, cfg.framework)} if cfg.task != "census" else {},
+            **self._census_header(),
         )
+
+    def _census_header(self) -> Dict[str, Any]:
+        """A census's header says so (`task`, which the report's loader keeps apart from the study's cases) and
+        names the database, of this framework version, and what the census selected."""
+        if self.cfg.task != "census":
+            return {}
+        from portability_harness import census
+
+        options = census.Options(ops=list(self.cfg.census_ops), dtypes=list(self.cfg.census_dtypes),
+                                 undeclared=self.cfg.census_undeclared)
+        extra = {"jax_enable_x64": True} if self.cfg.framework == "jax" else None
+        return {"task": "census", "database": census.database_header(self.cfg.framework, self.adapter.version(),
+                                                                       options, extra)}
 
     def case_id(self, nodeid: str) -> str:
         return nodeid  # the worker's rootdir is the curated root, so node ids are relative to it
@@ -128,12 +151,30 @@ class Worker:
         self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome=rec["outcome"],
                           category=rec["category"]))
 
-    def category(self, case_id: str, chain: List, raised_in_case: bool) -> Dict[str, Any]:
+    def category(self, case_id: str, chain: List, raised_in_case: bool, function: Optional[str] = None,
+                 dtypes: Any = ()) -> Dict[str, Any]:
         note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version())
         if note is not None:
             return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
-        category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
+        rules = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
+        if rules != "not_implemented":
+            return {"category": rules, "category_source": "classifier"}
+        # A support failure: what the framework declares tells a missing dtype (type) from a missing op.
+        category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,),
+                                table=self.declared_table(), device=self.cfg.device, function=function,
+                                dtypes=list(dtypes) + declared.dtypes.in_name(case_id))
         return {"category": category, "category_source": "classifier"}
+
+    def declared_table(self) -> Optional[Dict[str, Any]]:
+        """This framework version's own declarations, read from it at the first support failure (once)."""
+        if self._declared is None:
+            try:
+                self._declared = declared.read(self.cfg.framework)
+            except Exception as e:  # a test database that does not import (a missing expecttest): rules alone
+                print(f"declared support could not be read ({type(e).__name__}: {e}); classifying by the message",
+                      file=sys.stderr)
+                self._declared = {}
+        return self._declared or None
 
 
 _worker: Optional[Worker] = None
@@ -145,6 +186,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
                    "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
     )
+    config.addinivalue_line(
+        "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
+                   "whose ids are made of the database's names)")
     if ENV_CONFIG not in os.environ:
         return  # loaded outside a cell run (e.g. by the project's own tests): fixtures are inert
     cfg = Config.read(os.environ[ENV_CONFIG])
@@ -182,18 +226,21 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     keep, dropped, done = [], [], []
     for item in items:
         function = _marker_function(item)
-        item.stash[_STATE] = CaseState(function=function)
+        marker = item.get_closest_marker("case_id")
+        case_id = marker.args[0] if marker else w.case_id(item.nodeid)
+        module = (marker.kwargs.get("module") if marker else None) or item.nodeid.split("::")[0]
+        item.stash[_STATE] = CaseState(function=function, case_id=case_id, module=module)
         if not w.selected(function):
             dropped.append(item)
-        elif w.case_id(item.nodeid) in w.done:
+        elif case_id in w.done:
             dropped.append(item)
-            done.append([item.nodeid, function])
+            done.append([case_id, function])
         else:
             keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-    w.emit(Plan(pending=[[i.nodeid, i.stash[_STATE].function] for i in keep], done=done))
+    w.emit(Plan(pending=[[i.stash[_STATE].case_id, i.stash[_STATE].function] for i in keep], done=done))
 
 
 _STATE = pytest.StashKey[CaseState]()
@@ -224,7 +271,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         yield
         return
     state = item.stash[_STATE]
-    w.emit(Start(case_id=item.nodeid, function=state.function))
+    w.emit(Start(case_id=state.case_id, function=state.function))
     before = processes.session_members(os.getsid(0))
     state.calibration_s = calibrate()
     t0 = time.perf_counter()
@@ -238,7 +285,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         outcome, message = "missing_api", state.missing
     elif state.failed:
         outcome, message = "failed", clf.describe(state.chain)
-        fields = w.category(item.nodeid, state.chain, state.raised_in_case)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        fields = w.category(state.case_id, state.chain, state.raised_in_case, state.function, params.values())
+        if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
+            fields["category_source"] = "db"  # the case's own database expects this failure (census)
     elif state.skip_reason is not None:
         outcome, message = "skipped", state.skip_reason
     else:
@@ -246,8 +296,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
     w.write_case(
         function=state.function,
-        module=item.nodeid.split("::")[0],
-        case_id=item.nodeid,
+        module=state.module,
+        case_id=state.case_id,
         params=params,
         outcome=outcome,
         message=message,
@@ -255,7 +305,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         timing=state.measurement.as_record() if state.measurement else None,
         fallback=state.fallback,
         calibration_s=state.calibration_s,
-        **fields,
+        **{**state.extra, **fields},
     )
 
 
@@ -271,6 +321,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.stash[_STATE]
     if item.get_closest_marker("function") is None:
         raise clf.CaseError('curated module has no function marker; add pytestmark = pytest.mark.function("<name>")')
+    if w.cfg.task == "census":
+        return  # a census op is named by its database (an OpInfo, a primitive, a kernel), not a public name
     try:
         w.adapter.resolve(state.function)
     except LookupError as e:
@@ -318,6 +370,15 @@ def device() -> Any:
     if _worker is None:
         pytest.skip("curated cases run inside `python -m portability_harness`")
     return _worker.adapter.handle
+
+
+@pytest.fixture
+def record_fields(request: pytest.FixtureRequest) -> Dict[str, Any]:
+    """A dict whose items the case's record carries beside the standard fields (the census's per-case facts:
+    its samples, its first failure, what its database declares)."""
+    if _worker is None:
+        pytest.skip("curated cases run inside `python -m portability_harness`")
+    return request.node.stash[_STATE].extra
 
 
 @pytest.fixture

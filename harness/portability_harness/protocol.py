@@ -42,12 +42,19 @@ class ConfigError(Exception):
     """The config file cannot be read: one line for the user."""
 
 
+# cases: the curated modules; declared: read the framework's declared support; census: every op x dtype of the
+# framework's own test database (portability_harness.census), run like cases.
+TASKS = ("cases", "declared", "census")
+
+
 @dataclass
 class Config:
-    """One cell run: which cases, on which device, how to measure, where to write."""
+    """One cell run: which cases, on which device, how to measure, where to write. With task "declared", the
+    run reads what the framework declares it supports instead (portability_harness.declared) and writes the
+    table into the folder `out`."""
     framework: str
     device: str
-    out: str  # the JSON Lines results file
+    out: str  # the JSON Lines results file (task "declared": the folder for the table)
     curated_root: str  # case ids are relative to this folder
     cases: List[str] = field(default_factory=list)  # folders or modules to collect; default <root>/<framework>
     mode: str = "steady"
@@ -67,6 +74,12 @@ class Config:
     # The CPUs the worker may use: "all-but-one" leaves one of this environment's CPUs to the supervisor and
     # the host, so that they never take a core from a timed call; "all"; or a number of CPUs.
     cpus: str = "all-but-one"
+    task: str = "cases"
+    # Task "census": fnmatch patterns over the database's op names (empty: all), canonical dtype names (empty:
+    # all), and whether to try the dtypes the device does not declare too.
+    census_ops: List[str] = field(default_factory=list)
+    census_dtypes: List[str] = field(default_factory=list)
+    census_undeclared: bool = False
     # Where the host ran this (the engine, and on a cluster the node and Ray's version): the records' header
     # and footer carry it, so a cell resumed on another node says where each part ran.
     engine: Dict[str, Any] = field(default_factory=dict)
@@ -107,6 +120,8 @@ class Config:
             raise ConfigError(f"unknown device kind {cfg.device!r}; choose one of {', '.join(DEVICE_KINDS)}")
         if cfg.mode not in MODES:
             raise ConfigError(f"unknown mode {cfg.mode!r}; choose one of {', '.join(MODES)}")
+        if cfg.task not in TASKS:
+            raise ConfigError(f"unknown task {cfg.task!r}; choose one of {', '.join(TASKS)}")
         if not (cfg.cpus in ("all", "all-but-one") or str(cfg.cpus).isdigit() and int(cfg.cpus) > 0):
             raise ConfigError(f"cpus = {cfg.cpus!r}; give all, all-but-one or a number of CPUs")
         return cfg

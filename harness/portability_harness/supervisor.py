@@ -111,8 +111,34 @@ class Supervisor:
             # pytest's faulthandler dumps every thread's stack when a case outlives the timeout: the
             # log then shows where it hung before the supervisor kills the worker.
             "-o", f"faulthandler_timeout={self.cfg.timeout_s}",
-            *[os.path.abspath(p) for p in self.cfg.case_paths()],
+            *[os.path.abspath(p) for p in self.case_paths()],
         ]
+
+    def case_paths(self) -> List[str]:
+        """What the worker collects: the curated modules, or for a census the one module that generates its
+        cases from the framework's database."""
+        if self.cfg.task == "census":
+            from portability_harness.census import cases
+
+            return [cases.__file__]
+        return self.cfg.case_paths()
+
+    def census_fields(self, case_id: str) -> dict:
+        """A census case's own record fields (op, dtype, what its database declares), from the manifest the
+        worker wrote when it collected them; other cases have none."""
+        if self.cfg.task != "census":
+            return {}
+        from portability_harness import census
+
+        return census.manifest_fields(self.cfg.out, case_id)
+
+    def module_of(self, case_id: str) -> str:
+        fields = self.census_fields(case_id)
+        if fields.get("op"):
+            from portability_harness import census
+
+            return f"{census.PREFIX}/{self.cfg.framework}/{fields['op']}"
+        return case_id.split("::")[0]
 
     def run(self) -> int:
         self.prepare_output()
@@ -233,8 +259,9 @@ class Supervisor:
         detail = self.log_tail()
         if detail and category == "crash":
             message += f": {detail}"
-        rec = schema.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
-                          outcome="failed", category=category, message=message, category_source="supervisor")
+        rec = schema.case(function=function, module=self.module_of(case_id), case_id=case_id, params={},
+                          outcome="failed", category=category, message=message, category_source="supervisor",
+                          **self.census_fields(case_id))
         version = (store.read(self.cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
         annotation = clf.annotated(clf.load_annotations(self.cfg.annotations_path()), case_id, self.cfg.device,
                                    version)
@@ -248,9 +275,10 @@ class Supervisor:
         if end.in_flight is None:
             return
         case_id, function = end.in_flight
-        self.append(schema.case(function=function, module=case_id.split("::")[0], case_id=case_id, params={},
+        self.append(schema.case(function=function, module=self.module_of(case_id), case_id=case_id, params={},
                                 outcome="interrupted", category_source="supervisor",
-                                message="the run was stopped while this case ran; --resume runs it again"))
+                                message="the run was stopped while this case ran; --resume runs it again",
+                                **self.census_fields(case_id)))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
     def append(self, record: dict) -> None:

@@ -23,15 +23,20 @@ STORED_SAMPLES = 1000
 class Policy:
     """When to stop sampling. Steady mode stops when the median is known precisely enough: the order-statistic
     confidence interval of the median (stats.median_ci) is within `precision` of it (relative half-width), once
-    `min_count` samples and `min_time_s` are in; a case that never gets there stops at the cap (`max_time_s` or
-    `max_count`) and its record says so. `quick` takes a few samples (checks cases, not for results); paper
-    mode times one call, as the 2023 study did."""
+    `min_count` samples and `min_time_s` are in. A case that cannot get there stops at the cap (`max_time_s` or
+    `max_count`), or earlier when the interval, narrowing as 1/sqrt(n), would not reach the target before the
+    cap at the pace sampling goes (`unreachable`); its record says which and carries the interval reached.
+    `quick` takes a few samples (checks cases, not for results); paper mode times one call, as the 2023 study
+    did."""
 
+    # The warm-up and the time floor keep repeats in agreement: the interval takes samples as independent, but a
+    # host's disturbances last milliseconds, so 2 ms of samples after one warm-up call looked precise while
+    # repeats disagreed by 9-13% (benchmarks/matrix_speed.py; 2-3% with these).
     warmup_count: int = 1
     warmup_time_s: float = 0.01
     min_count: int = 10
     min_time_s: float = 0.02
-    max_time_s: float = 3.0
+    max_time_s: float = 1.0
     max_count: int = 100_000
     precision: Optional[float] = 0.01  # None: stop at min_count and min_time_s, whatever the spread
     confidence: float = 0.95
@@ -52,6 +57,8 @@ class Policy:
 # Between two looks at the interval, the sample count grows by this factor: sorting at each look costs
 # O(n log n), so looking after every sample would dominate fast functions.
 _LOOK_GROWTH = 1.2
+# Samples before the pace of the interval's narrowing is trusted to predict that the cap comes first.
+_PROJECT_AFTER = 20
 
 
 @dataclass
@@ -60,7 +67,7 @@ class Measurement:
     warm_samples_s: List[float] = field(default_factory=list)
     compiled: Optional[bool] = None  # JAX: whether the timed call was jit-compiled
     recompiles: Optional[int] = None  # XLA backends: compilations seen during the warm samples
-    stop: str = ""  # precise (the interval met the target), cap (time or count ran out), quick, single
+    stop: str = ""  # precise (met the target), cap (time or count ran out), unreachable, quick, single
     ci: Optional[Tuple[float, float]] = None  # the median's confidence interval when sampling stopped
     confidence: Optional[float] = None
 
@@ -150,9 +157,12 @@ def measure(
                 if len(samples) >= look:
                     ordered = sorted(samples)
                     measurement.ci = median_ci(ordered, policy.confidence)
-                    median = ordered[len(ordered) // 2]
-                    if relative_half_width(measurement.ci, median) <= policy.precision:
+                    width = relative_half_width(measurement.ci, ordered[len(ordered) // 2])
+                    if width <= policy.precision:
                         measurement.stop = "precise"
+                        break
+                    if len(samples) >= _PROJECT_AFTER and _out_of_reach(len(samples), width, elapsed, policy):
+                        measurement.stop = "unreachable"
                         break
                     look = max(len(samples) + 1, int(len(samples) * _LOOK_GROWTH))
             if elapsed >= policy.max_time_s or len(samples) >= policy.max_count:
@@ -168,6 +178,14 @@ def measure(
         if gc_was_enabled:
             gc.enable()
     return first, measurement
+
+
+def _out_of_reach(n: int, width: float, elapsed: float, policy: Policy) -> bool:
+    """Whether the interval, narrowing as 1/sqrt(n), would still be wider than the target when the cap stops
+    sampling, at the pace samples have come so far (setup included): then sampling on only spends the cap."""
+    needed = n * (width / policy.precision) ** 2  # type: ignore[operator]
+    pace = elapsed / n
+    return needed > policy.max_count or (needed - n) * pace > policy.max_time_s - elapsed
 
 
 def calibrate() -> float:

@@ -101,16 +101,30 @@ def test_a_steady_call_stops_once_its_median_is_precise():
     assert sum(m.warm_samples_s) < 2.0  # far from the cap: it stopped when the interval was narrow
 
 
-def test_a_call_too_noisy_for_the_target_stops_at_the_cap_and_says_so():
+def test_a_call_too_noisy_for_the_target_stops_when_the_target_is_out_of_reach():
     import random
 
     rng = random.Random(1)
-    policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=0.3,
+    policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=2.0,
                     precision=0.001)
     _, m = measure(lambda: _spin(rng.choice([0.0005, 0.002])), lambda out: None, policy)
     rec = m.as_record()
-    assert rec["warm_stop"] == "cap"
+    # Half the calls take four times the other half: ±0.1% would take far longer than the 2 s cap allows.
+    assert rec["warm_stop"] == "unreachable"
     assert rec["warm_ci_low_s"] < rec["warm_ci_high_s"]  # the interval reached is recorded, wide as it is
+    assert sum(m.warm_samples_s) < 1.0  # it did not spend the cap on a target it could not reach
+
+
+def test_a_slow_noisy_call_stops_at_the_cap_and_says_so():
+    import random
+
+    rng = random.Random(2)
+    policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=0.3,
+                    precision=0.001)
+    # Too few samples fit in the cap to judge the pace (20 are needed): sampling runs to the cap.
+    _, m = measure(lambda: _spin(rng.choice([0.01, 0.03])), lambda out: None, policy)
+    rec = m.as_record()
+    assert rec["warm_stop"] == "cap" and rec["warm_ci_low_s"] < rec["warm_ci_high_s"]
     assert 0.25 <= sum(m.warm_samples_s) < 0.5  # about the 0.3 s cap (time between samples is not in them)
 
 

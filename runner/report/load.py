@@ -24,6 +24,12 @@ CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s"
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
                "warm_stop", "calibration_s", "params")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
+# A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
+# which only the census section reads, with these fields of each case beside its setup.
+CENSUS_FIELDS = ("function", "case_id", "outcome", "category", "category_source", "message", "op", "variant", "dtype",
+                 "declared", "samples", "samples_run", "samples_failed", "samples_rejected", "samples_unchecked",
+                 "samples_skipped", "timed_sample", "first_failure", "reference", "db_ruling", "annotation",
+                 "cold_s", "warm_median_s", "warm_count")
 
 
 @dataclass
@@ -33,6 +39,7 @@ class Results:
     catalog: pd.DataFrame  # framework, function, decile (none: outside the study's sample), top20, paper_label
     cells: list[dict[str, Any]] = field(default_factory=list)  # matrix cells of merged.json files (status, reason)
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
+    census: pd.DataFrame = field(default_factory=pd.DataFrame)  # census case records (CENSUS_FIELDS), apart
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
 
     @property
@@ -54,6 +61,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     sources = [Path(p) for p in paths]
     notes: list[str] = []
     rows: list[dict[str, Any]] = []
+    census_rows: list[dict[str, Any]] = []
     cells: list[dict[str, Any]] = []
     catalogs: dict[tuple[str, str], dict[str, Any]] = {}
     old_schema = set()
@@ -61,7 +69,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
         files, source_cells = _files(source, notes)
         cells += source_cells
         for path in files:
-            header = _read_file(path, notes, rows, samples)
+            header = _read_file(path, notes, rows, samples, census_rows)
             if header is None:
                 continue
             written = header.get("schema")
@@ -76,11 +84,15 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                 # run's facts for it still count.
                 if key not in catalogs or facts.get("decile") is not None:
                     catalogs[key] = facts
-    if not rows:
+    if not rows and not census_rows:
         raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
                         "`runner bench --out FOLDER` first, and pass that folder")
-    cases = pd.DataFrame(rows)
-    cases["target"] = _target_labels(cases)
+    cases = pd.DataFrame(rows, columns=None if rows else [*SETUP_FIELDS, "file", "repeat", "run_id", "quick",
+                                                            "position", *CASE_FIELDS])
+    cases["target"] = _target_labels(cases) if rows else pd.Series(dtype=object)
+    census = pd.DataFrame(census_rows)
+    if census_rows:
+        census["target"] = _target_labels(census)
     for framework in sorted(f for f in old_schema if f):
         if curated_root is None or not (curated_root / framework).is_dir():
             notes.append(f"{framework}: records of schema 1 carry no usage deciles and no curated/ folder is at "
@@ -93,7 +105,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes)
+    return Results(sources, cases, cat, cells, notes, census=census)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
@@ -111,7 +123,8 @@ def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, A
     return rundir.result_files(), cells
 
 
-def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool) -> dict[str, Any] | None:
+def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool,
+               census_rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     contents = store.read(str(path))
     header = contents.header
     notes += [f"{path}: {p}" for p in contents.problems()]
@@ -129,6 +142,16 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
                      "and not run again; `--resume` on that run measures them")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
+    if header.get("task") == "census":  # never counted in the study's tables
+        if census_rows is not None:
+            database = header.get("database") or {}
+            for c in contents.cases:
+                if c.get("outcome") != "interrupted":
+                    census_rows.append({**setup, "file": str(path), "run_id": header.get("run_id"),
+                                        "quick": bool(header.get("quick")), "database": database.get("name", ""),
+                                        "database_version": database.get("version", ""),
+                                        **{k: c.get(k) for k in CENSUS_FIELDS}})
+        return header
     for position, c in enumerate(contents.cases):
         if c.get("outcome") == "interrupted":
             continue  # no result (noted above)

@@ -89,6 +89,7 @@ th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } td.short { white-space: nowrap; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; } nav a { margin-right: 1em; } .note { color: #8a5a00; }
+.scroll { overflow-x: auto; max-width: 100%; }
 .banner { background: #fff3cd; border: 1px solid #e0c36a; padding: .6em .9em; font-weight: 600; }
 """
 
@@ -120,7 +121,9 @@ def _html_table(t: sections.Table) -> str:
     ident = f' id="{e(t.anchor)}"' if t.anchor else ""
     caption = f"<caption>{e(t.caption)}</caption>" if t.caption else ""
     head = "".join(f"<th>{e(str(c))}</th>" for c in t.frame.columns)
-    return f"<table{ident}>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # A table wider than the page scrolls within its own box instead of running past the page's edge.
+    return (f'<div class="scroll"><table{ident}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table></div>")
 
 
 def _html_figure(f: figures.Figure) -> str:

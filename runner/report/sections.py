@@ -12,7 +12,7 @@ from typing import Callable, Optional, Union
 import pandas as pd
 
 from runner import view
-from runner.report import figures, tables
+from runner.report import census, figures, tables
 from runner.report.load import Results
 
 # (row, column) -> the anchor a table cell links to, or None
@@ -53,6 +53,8 @@ def banner(r: Results) -> Optional[str]:
 
 
 def build(r: Results, figure_dir: Path) -> list[Section]:
+    if r.cases.empty:  # census records only: the study's sections have nothing to show
+        return [_sources(r), census.section(r, figure_dir)]
     pair_list = tables.pairs(r)
     return [
         _sources(r),
@@ -63,6 +65,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         _top20(r, figure_dir),
         _deciles(r, figure_dir),
         _categories(r, figure_dir),
+        _declared(r),
         _latency_pairs(pair_list, figure_dir),
         Section("Latency densities", ["Per-function warm medians on each setup (Figure 2 of the study)."]
                 + (figures.latency_density(tables.function_latency(r), figure_dir)
@@ -81,6 +84,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
                  "The function's name does not resolve in that version (outcome missing_api).",
                  "Every function measured exists in every version measured."),
         _our_bugs(r),
+        census.section(r, figure_dir),
     ]
 
 
@@ -245,6 +249,45 @@ def _cold_warm(r: Results) -> Section:
         "and first-use set-up, which the study's figures included.", Table(tables.cold_warm(r))])
 
 
+def declared_anchor(framework: str, target: str, cell: str) -> str:
+    return "declared-" + figures.slug(f"{framework} {target} {cell}")
+
+
+def _declared(r: Results) -> Section:
+    from runner import declared
+
+    where = [p for s in r.sources for p in (s / declared.FOLDER, s.parent / declared.FOLDER)] + [declared.SHIPPED]
+    cases = tables.declared_cases(r, where)
+    summary = tables.declared_summary(cases, r)
+    blocks: list[Block] = [
+        "What each framework version declares its device supports (its own registry or test database, read by "
+        "`runner declared`; the tables say what \"declared\" means per framework) set beside what was measured, "
+        "per case: declared and passed; declared but failed (a framework bug worth reporting upstream); not "
+        "declared but passed (a registry that undersells, or a silent fallback); not declared and failed "
+        "(expected). Unknown: the table does not know the function (or its dtype, or the device). Click a count "
+        "for its cases."]
+    if summary.empty:
+        return Section("Declared against measured", blocks + ["No case ran (or no table of these versions)."])
+
+    def link(row: pd.Series, column: str) -> Optional[str]:
+        if column not in tables.DECLARED_CELLS or not row[column]:
+            return None
+        return declared_anchor(row["framework"], row["target"], column)
+
+    blocks.append(Table(summary, link=link))
+    absent = [kind for kind in ("cuda", "tpu") if kind not in set(r.cases["device"])]
+    if absent:
+        blocks.append(f"These records hold no {' and no '.join(absent)} cells: those columns fill in when the "
+                      "cells run on machines with the devices (the tables already hold their declarations).")
+    for (fw, target, cell), g in cases.groupby(["framework", "target", "cell"], sort=False):
+        if cell == "declared, passed":
+            continue  # the expected case; its count says enough
+        blocks.append(Table(g[["function", "case_id", "dtypes", "declared"]],
+                            f"{fw} on {target}: {cell} ({len(g)} case{'s' if len(g) > 1 else ''})",
+                            anchor=declared_anchor(fw, target, cell)))
+    return Section("Declared against measured", blocks)
+
+
 def _method(r: Results) -> Section:
     m = tables.method(r)
     if m.verdicts.empty:
@@ -274,11 +317,13 @@ def _measurement(r: Results, out: Path) -> Section:
     s = tables.sampling(r)
     blocks: list[Block] = [
         "Steady sampling stops when the median's 95% confidence interval (order statistics) is within the target "
-        "(±1% by default) or at the cap (3 s). A case stopped at the cap is imprecise: its interval is listed.",
+        "(matrix.toml's precision), at the cap (1 s of samples), or earlier when the interval, narrowing as 1/√n, could not "
+        "reach the target before the cap (unreachable). A case stopped at the cap or out of reach is imprecise: "
+        "its interval is listed.",
         Table(s) if not s.empty else "No case here was timed by the precision rule (quick, paper or older records)."]
     capped = tables.imprecise(r)
     if not capped.empty:
-        blocks.append(Table(capped, f"Imprecise cases: stopped at the cap ({len(capped)})"))
+        blocks.append(Table(capped, f"Imprecise cases: stopped at the cap or out of reach ({len(capped)})"))
     a = tables.agreement(r)
     blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's warm median between repeats, cases "
                            "above 100 µs (lower is better; 5% means repeats typically differ by 5%)")

@@ -304,29 +304,34 @@ def setups(r: Results) -> pd.DataFrame:
 AGREEMENT_FLOOR_S = 100e-6  # faster cases are left out of repeat agreement: timer and dispatch noise dominate
 
 
+IMPRECISE = ("cap", "unreachable")  # sampling stopped before the median's interval met the target
+
+
 def sampling(r: Results) -> pd.DataFrame:
-    """Per setup: how many timed cases stopped because their median was precise, how many at the cap (their
-    interval wider than the target: imprecise, listed by `imprecise`), and the median interval half-width."""
-    timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_stop"].isin(["precise", "cap"])]
+    """Per setup: how many timed cases stopped because their median was precise, how many imprecise (at the
+    cap, or earlier because the target was out of its reach; listed by `imprecise`), and the median interval
+    half-width."""
+    timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_stop"].isin(["precise", *IMPRECISE])]
     rows = []
     for (fw, t), g in timed.groupby(KEYS, sort=False):
         half = (np.maximum(g["warm_median_s"] - g["warm_ci_low_s"], g["warm_ci_high_s"] - g["warm_median_s"])
                 / g["warm_median_s"]).dropna()
         rows.append({"framework": fw, "target": t, "timed cases": len(g),
-                     "precise": int((g["warm_stop"] == "precise").sum()), "at the cap": int((g["warm_stop"] == "cap").sum()),
+                     "precise": int((g["warm_stop"] == "precise").sum()),
+                     "imprecise": int(g["warm_stop"].isin(IMPRECISE).sum()),
                      "median interval ± %": round(100 * half.median(), 2) if len(half) else np.nan,
                      "widest interval ± %": round(100 * half.max(), 1) if len(half) else np.nan})
-    return ordered(pd.DataFrame(rows, columns=["framework", "target", "timed cases", "precise", "at the cap",
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "timed cases", "precise", "imprecise",
                                                 "median interval ± %", "widest interval ± %"]), r)
 
 
 def imprecise(r: Results) -> pd.DataFrame:
-    """Cases whose sampling stopped at the cap before their median was as precise as asked."""
-    c = r.cases[(r.cases["outcome"] == "passed") & (r.cases["warm_stop"] == "cap")].copy()
+    """Cases whose sampling stopped before their median was as precise as asked, and why."""
+    c = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_stop"].isin(IMPRECISE)].copy()
     c["interval ± %"] = (100 * np.maximum(c["warm_median_s"] - c["warm_ci_low_s"], c["warm_ci_high_s"] - c["warm_median_s"])
                          / c["warm_median_s"]).round(1)
-    return c[[*KEYS, "function", "case_id", "repeat", "warm_count", "warm_median_s", "interval ± %"]].rename(
-        columns={"warm_count": "samples", "warm_median_s": "warm median"}).reset_index(drop=True)
+    return c[[*KEYS, "function", "case_id", "repeat", "warm_count", "warm_median_s", "interval ± %", "warm_stop"]].rename(
+        columns={"warm_count": "samples", "warm_median_s": "warm median", "warm_stop": "stopped"}).reset_index(drop=True)
 
 
 def agreement(r: Results) -> pd.DataFrame:
@@ -454,3 +459,46 @@ def _device_flips(r: Results, found: list, warm: pd.DataFrame) -> pd.DataFrame:
                          "ratio moved beyond 1.1x": int(moved.sum()), "faster device flipped": int(flipped.sum())})
     return pd.DataFrame(rows, columns=["framework", "profile", "devices", "functions", "ratio moved beyond 1.1x",
                                        "faster device flipped"])
+
+
+# --- what the frameworks declare, beside what was measured -------------------------------------------------------
+
+DECLARED_CELLS = ("declared, passed", "declared, failed", "not declared, passed", "not declared, failed",
+                  "unknown")
+
+
+def declared_cases(r: Results, where: list[Path]) -> pd.DataFrame:
+    """Per case that ran (our own broken cases aside) and setup: whether its device declares its function for its
+    dtype (the framework version's table, runner/declared.py), and whether it passed in every repeat."""
+    from portability_harness import declared
+    from portability_harness.declared.dtypes import canonical, in_name
+
+    from runner import declared as declared_tables
+
+    ran = r.cases[r.cases["outcome"].isin(["passed", "failed"]) & (r.cases["category"] != "case_error")]
+    rows = []
+    for (fw, version, device), g in ran.groupby(["framework", "framework_version", "device"], sort=False):
+        table = declared_tables.table_for(fw, version, where)
+        for (target, function, case_id), c in g.groupby(["target", "function", "case_id"], sort=False):
+            params = c["params"].iloc[0] if isinstance(c["params"].iloc[0], dict) else {}
+            dtypes = [d for d in (canonical(v) for v in params.values()) if d] or in_name(case_id)
+            answers = ({declared.declared(table, function, device, d) for d in dtypes} if dtypes
+                       else {declared.declared(table, function, device)}) if table else {"unknown"}
+            says = ("declared" if "declared" in answers else "not declared"
+                    if answers <= {"op_not_declared", "dtype_not_declared"} else "unknown")
+            passed = bool((c["outcome"] == "passed").all())
+            cell = "unknown" if says == "unknown" else f"{says}, {'passed' if passed else 'failed'}"
+            rows.append({"framework": fw, "target": target, "device": device, "function": function,
+                         "case_id": case_id, "dtypes": ", ".join(dtypes), "declared": ", ".join(sorted(answers)),
+                         "cell": cell, "table": f"{fw} {version}" if table else "none"})
+    return pd.DataFrame(rows, columns=[*KEYS, "device", "function", "case_id", "dtypes", "declared", "cell", "table"])
+
+
+def declared_summary(cases: pd.DataFrame, r: Results) -> pd.DataFrame:
+    """Per framework and setup: cases in each of the four cells (and those the table cannot place)."""
+    if cases.empty:
+        return pd.DataFrame(columns=[*KEYS, "table", *DECLARED_CELLS])
+    counts = pd.crosstab([cases["framework"], cases["target"], cases["table"]], cases["cell"]).reindex(
+        columns=list(DECLARED_CELLS), fill_value=0).reset_index()
+    counts.columns.name = None
+    return ordered(counts, r)

@@ -153,7 +153,8 @@ def _names(torch: Any, op_db: List[Any]) -> Dict[str, List[str]]:
     return names
 
 
-def _decorate_infos(info: Any) -> List[Any]:
+def decorate_infos(info: Any) -> List[Any]:
+    """An OpInfo's DecorateInfos (from its decorators and its skips), each once."""
     seen, found = set(), []
     for d in list(getattr(info, "decorators", None) or ()) + list(getattr(info, "skips", None) or ()):
         if type(d).__name__ == "DecorateInfo" and id(d) not in seen:
@@ -179,7 +180,7 @@ def _what(decorator: Any) -> Optional[tuple]:
 def _skips(op_db: List[Any]) -> List[Dict[str, Any]]:
     skips = []
     for info in op_db:
-        for di in _decorate_infos(info):
+        for di in decorate_infos(info):
             for decorator in di.decorators:
                 what = _what(decorator)
                 if what is None:

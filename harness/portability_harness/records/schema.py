@@ -14,9 +14,24 @@ from typing import Any, Dict, List, Optional
 #    its result supersedes this record); the header carries `memory_limit_mb`; header and footer carry
 #    `engine` (how the host ran the cell: {"name": "ray", "node": ..., "ray_version": ...} on a cluster);
 #    a case carries the median's confidence interval and why sampling stopped (`warm_ci_low_s`,
-#    `warm_ci_high_s`, `warm_confidence`, `warm_stop`: precise, cap, quick or single), `warm_min_s`, and
+#    `warm_ci_high_s`, `warm_confidence`, `warm_stop`: precise, cap, unreachable, quick or single), `warm_min_s`, and
 #    `calibration_s`, the host's speed just before the case; the header carries the sampling `policy`
 #    and the worker's `cpus`.
+# Census records (schema 3, Config.task "census"; portability_harness.census) add, without changing any key
+# above: in the header, `task: "census"` (a report keeps these records apart from the curated cases) and
+# `database` ({name, module, version: the framework's, census: the selected ops, dtypes and undeclared flag,
+# and per framework facts such as jax_enable_x64}); in each case, whose id is census/<framework>/<op>[:<variant>]/
+# <dtype>: `op`, `variant`, `dtype` (canonical, or "untyped"), `declared` ({cpu, cuda, tpu: true, false or
+# null}: whether the database lists the dtype on that device kind), `db_rules` (the database's skips,
+# expected failures, device restrictions and limitations that apply here: {what, reason, test, stages}),
+# `samples` (inputs the database or generator gave), `samples_run`, `samples_failed` (raised, or differed
+# from the reference), `samples_rejected` (generated inputs the op's validation refused: the generator's
+# limit), `samples_unchecked` (ran with nothing to compare with), `samples_skipped` (the database says they
+# must not run), `timed_sample` (the index of the sample `bench` timed, the first that ran), `first_failure`
+# ({sample, stage: call or check, message}), `reference` (numpy, cpu, launch or none: what a sample was
+# checked against), and `db_ruling` where a failure is one the database declares (its category_source is
+# then "db"). A census case skipped because no input could be built has category_source "generator" (our
+# generator's limit) or "db" (the database's own sample generator failed, or it rules every sample out).
 SCHEMA = 3
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted")
