@@ -370,6 +370,13 @@ def test_two_runs_of_different_frameworks_share_nothing(runs):
     one_line_error(cli("compare", str(runs / "torch-current"), str(runs / "jax-steady")), "nothing to compare")
 
 
+def test_percent_columns_read_as_percent_even_when_they_name_a_ratio():
+    from runner.report.render import cell_text
+
+    assert cell_text("|log ratio| % (median)", 6.234) == "6.2"
+    assert cell_text("median paper/steady", 4.0) == "4x" and cell_text("warm ratio", 1.25) == "1.25x"
+
+
 def test_ratio_statistics_agree_with_numpy():
     # Quartile fallback: few samples whose ranges do not overlap count as a change; overlapping ones do not.
     x = pd.Series({"samples": [1.0, 1.1, 1.2], "median": 1.1, "q1": 1.0, "q3": 1.2})

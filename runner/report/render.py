@@ -25,7 +25,7 @@ def cell_text(column: str, value: object) -> str:
         return str(value)
     if column in tables.SECONDS:
         return format_seconds(float(value))
-    if "ratio" in column or "/" in column and "%" not in column:
+    if ("ratio" in column or "/" in column) and "%" not in column:  # "|log ratio| %" is a percentage
         return f"{_significant(value)}x"
     if isinstance(value, float):
         return f"{value:.1f}" if "%" in column else _significant(value)
