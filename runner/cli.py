@@ -356,15 +356,7 @@ def run_census(
         raise UserError(f"--dtypes {', '.join(unknown)}: not a dtype name; use {', '.join(CANONICAL)}")
     address = _engine_address(engine_name, address)
     project = Project.find(matrix_file)
-    if image is None:
-        specs = [project.image(n) for n in images.available(project.images_dir)]
-        spec = next((s for s in specs if s.framework == framework and s.device == "cpu"), None)
-        if spec is None:
-            raise UserError(f"no CPU image of {framework} under images/; name one with --image")
-    else:
-        spec = project.image(image)
-        if spec.framework != framework:
-            raise UserError(f"--image {spec.name} is of {spec.framework}, not {framework}; name a {framework} image")
+    spec = project.framework_image(framework, image)
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
                                     quick=quick, timeout_s=timeout, repeats=1, base=base, task="census",
                                     census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared))

@@ -18,7 +18,7 @@ from typing import Optional
 from portability_harness import declared
 from portability_harness.protocol import Notice
 
-from runner import backends, images
+from runner import backends
 from runner.errors import UserError
 from runner.plan import Options, plan
 from runner.project import Project
@@ -43,15 +43,7 @@ def table_for(framework: str, version: str, where: list[Path]) -> Optional[dict]
 def read_in_environment(project: Project, framework: str, profile: str, image: Optional[str], backend: str,
                         out: Path, log=lambda s: None) -> Path:
     """Run the reading in the framework's cell environment; returns the table's path."""
-    if image:
-        spec = project.image(image)
-        if spec.framework != framework:
-            raise UserError(f"image {spec.name} is of {spec.framework}, not {framework}")
-    else:
-        specs = [project.image(n) for n in images.available(project.images_dir)]
-        spec = next((s for s in specs if s.framework == framework and s.device == "cpu"), None)
-        if spec is None:
-            raise UserError(f"no CPU image of {framework} under images/; name one with --image")
+    spec = project.framework_image(framework, image)
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), backend=backend))
     if not cell.runnable:
         raise UserError(f"{cell.label} cannot run here: {cell.reason}", code=3)

@@ -56,6 +56,20 @@ class Project:
             self._specs[name] = images.load(self.images_dir, name)
         return self._specs[name]
 
+    def framework_image(self, framework: str, name: Optional[str] = None) -> images.ImageSpec:
+        """The image a one-framework command runs in: the one named (it must be of that framework), else the
+        framework's CPU image."""
+        if name is None:
+            specs = [self.image(n) for n in images.available(self.images_dir)]
+            spec = next((s for s in specs if s.framework == framework and s.device == "cpu"), None)
+            if spec is None:
+                raise UserError(f"no CPU image of {framework} under images/; name one with --image")
+            return spec
+        spec = self.image(name)
+        if spec.framework != framework:
+            raise UserError(f"--image {spec.name} is of {spec.framework}, not {framework}; name a {framework} image")
+        return spec
+
     def cell_images(self) -> list[str]:
         """Every framework x device of the matrix that has an image folder, then the opt-in images."""
         specs = [self.image(n) for n in images.available(self.images_dir)]
