@@ -165,6 +165,29 @@ def test_tensorflow_launches_kernels_and_never_counts_the_generators_limits(runs
     assert read["outcome"] == "skipped" and read["category_source"] == "generator", read
 
 
+def test_cases_that_abort_the_worker_are_each_recorded_once_and_a_spare_worker_takes_over(venv_for, tmp_path):
+    # TensorFlow's Unbatch aborts the process (a CHECK failure) on the generator's inputs, in every dtype: the
+    # first abort costs a fresh worker; after it a spare, already started, takes over at each abort.
+    venv_for("tf-cpu")
+    out = tmp_path / "run"
+    dtypes = ("float32", "float64", "int32")
+    proc = finished(runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops", "Unbatch",
+                           "--ops", "ZerosLike", *[a for d in dtypes for a in ("--dtypes", d)], "--out", str(out)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    c = store.read(str(out / "tensorflow-cpu-current-census.jsonl"))
+    ids = [r["case_id"] for r in c.cases]
+    assert len(ids) == len(set(ids)) and not c.problems()
+    crashed = [r for r in c.cases if r["op"] == "Unbatch"]
+    assert sorted(r["dtype"] for r in crashed) == sorted(dtypes)
+    assert all(r["category"] == "crash" and "SIGABRT" in r["message"] and r["category_source"] == "supervisor"
+               and r["declared"]["cpu"] is True for r in crashed), crashed
+    # The cases after the aborts ran in a spare worker and passed.
+    assert [r["outcome"] for r in c.cases if r["op"] == "ZerosLike"] == ["passed"] * len(dtypes)
+    assert c.footer["worker_restarts"] == len(dtypes) and c.footer["spares_taken"] == len(dtypes) - 1
+    # No worker is left behind: neither the last one nor an unused spare.
+    assert subprocess.run(["pgrep", "-f", str(out)], capture_output=True).returncode == 1
+
+
 def test_undeclared_dtypes_run_on_request_and_say_so(venv_for, tmp_path):
     venv_for("tf-cpu")
     out = tmp_path / "run"

@@ -384,6 +384,17 @@ def test_ratio_statistics_agree_with_numpy():
     ratio, change = compare.case_change(x, y)
     assert change == "slower" and ratio == pytest.approx(np.median([2.0, 2.1, 2.2]) / np.median([1.0, 1.1, 1.2]))
     assert compare.case_change(x, x)[1] == "no change"
+    # With minima recorded, they give the ratio: a run whose samples all moved (a slow stretch of the host) but
+    # whose minimum held still has not changed; one whose minimum moved too has.
+    rng = np.random.default_rng(0)
+    base = 1.0 + rng.exponential(0.05, 40)
+    drifted = np.concatenate([[base.min()], 1.5 * base[1:]])
+    a = pd.Series({"samples": base, "median": np.median(base), "q1": 0, "q3": 0, "minimum": base.min()})
+    b = pd.Series({"samples": drifted, "median": np.median(drifted), "q1": 0, "q3": 0, "minimum": drifted.min()})
+    assert compare.case_change(a, b) == (pytest.approx(1.0), "no change")
+    c = b.copy()
+    c["samples"], c["minimum"] = 1.5 * base, 1.5 * base.min()
+    assert compare.case_change(a, c) == (pytest.approx(1.5), "slower")
 
 
 def test_report_without_arguments_takes_the_latest_run(runs, tmp_path, tmp_path_factory):

@@ -25,8 +25,8 @@ from portability_harness import classify as clf
 from portability_harness import declared, processes
 from portability_harness.catalog import curated, module_function
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
-from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
-                                          Finished, Plan, Start)
+from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
+                                          Emitter, Error, Exit, Finished, Plan, Start)
 from portability_harness.records import schema, store
 from portability_harness.timing import Measurement, Policy, calibrate, measure
 
@@ -62,6 +62,21 @@ class Worker:
         self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
         self._declared: Optional[Dict[str, Any]] = None
+
+    def wait_for_turn(self) -> None:
+        """A spare worker, started while another still runs, waits here with the framework imported and its
+        cases collected until the supervisor hands it the run; it then skips what is done by now."""
+        go = os.environ.pop(ENV_GO_FD, None)
+        if go is None:
+            return
+        told = os.read(int(go), 1)  # blocks; the supervisor closing the pipe unread ends the spare
+        os.close(int(go))
+        if not told:
+            os._exit(0)
+        cpus = os.environ.pop(ENV_WORKER_CPUS, "")
+        if cpus:  # it started up beside the running worker, on the supervisor's CPUs
+            processes.move_to(int(c) for c in cpus.split(","))
+        self.done = store.read(self.cfg.out).done
 
     def fail(self, code: Exit, message: str) -> None:
         """End the worker: the supervisor passes the error on and exits with the code."""
@@ -223,6 +238,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     w = _worker
     if w is None:
         return
+    w.wait_for_turn()
     keep, dropped, done = [], [], []
     for item in items:
         function = _marker_function(item)

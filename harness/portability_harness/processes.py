@@ -58,6 +58,21 @@ def rss_bytes(pids: Iterable[int]) -> int:
     return total
 
 
+def move_to(cpus: Iterable[int], pid: str = "self") -> None:
+    """Pin every thread of a process (this one by default) to `cpus`: sched_setaffinity moves one thread, and
+    the threads a framework started at import keep the CPUs they were started on."""
+    cpus = set(cpus)
+    for _ in range(3):  # a thread started while we pin is pinned on the next pass
+        tids = set(os.listdir(f"/proc/{pid}/task"))
+        for tid in tids:
+            try:
+                os.sched_setaffinity(int(tid), cpus)
+            except OSError:  # ended meanwhile
+                pass
+        if set(os.listdir(f"/proc/{pid}/task")) == tids:
+            return
+
+
 def own_session(death_signal: int, cpus: Optional[Iterable[int]] = None) -> Callable[[], None]:
     """A `preexec_fn` for a child that leads a session of its own (so that everything it starts can be found
     and ended, and a terminal's Ctrl-C reaches only its parent), gets `death_signal` when its parent dies

@@ -21,6 +21,10 @@ DEFAULT_TIMEOUT_S = 900.0  # the study's per-test limit: 15 minutes
 # The worker finds its config and its event pipe through these.
 ENV_CONFIG = "PORTABILITY_HARNESS_CONFIG"
 ENV_EVENTS_FD = "PORTABILITY_HARNESS_EVENTS_FD"
+# A spare worker (supervisor.Supervisor.spawn) waits on this pipe, framework imported and cases collected, until
+# it is told to take over; it then moves to the worker's CPUs, which this names ("1,2,3").
+ENV_GO_FD = "PORTABILITY_HARNESS_GO_FD"
+ENV_WORKER_CPUS = "PORTABILITY_HARNESS_WORKER_CPUS"
 
 
 class Exit(IntEnum):

@@ -4,12 +4,16 @@ The worker imports the framework once and runs case after case. If a case segfau
 more memory than the cell's limit or hangs past the per-case timeout, the supervisor records that case (it
 knows which one was running from the worker's events), ends every process of the worker's session, starts
 a new worker, and the new worker skips every case already in the results file, exactly as `--resume` does
-after a killed run. SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
+after a killed run. Where cases kill workers often (a census: a framework that aborts on generated inputs), the
+framework's import would dominate, so once a census has lost a worker the supervisor keeps a spare one
+started, its framework imported and its cases collected, that takes over the moment the running one dies.
+SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
 `interrupted` (a resumed run runs it again). The results file is locked for the run's life.
 """
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -20,8 +24,8 @@ from typing import List, Optional, Tuple
 
 from portability_harness import classify as clf
 from portability_harness import processes
-from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, CaseEnd, Config, Emitter, Error, Exit,
-                                          Finished, Notice, Plan, Restart, Start, decode)
+from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
+                                          Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
 
 GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump before the kill
@@ -30,6 +34,8 @@ GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump be
 STARTUP_S = 600.0
 LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
 WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
+_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] ")  # "F0000 00:00:1795489553.083221 7347 x.cc:52] ..."
+_FAULTHANDLER = re.compile(r"Fatal Python error")
 _INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
 
 
@@ -52,6 +58,14 @@ class WorkerEnd:
     memory_bytes: Optional[int] = None  # what the worker held when the memory limit ended it
 
 
+@dataclass
+class Spawned:
+    """A worker process and the read end of its event pipe; a spare also holds the pipe it waits on."""
+    proc: subprocess.Popen
+    events: int
+    go: Optional[int] = None  # a spare's: one byte written hands it the run; closed unwritten, it exits
+
+
 def write_error(path: str, e: OSError) -> HarnessError:
     """A results file that cannot be written, as one line with the fix."""
     fix = {28: "free some space, then continue with --resume",  # ENOSPC
@@ -68,6 +82,9 @@ class Supervisor:
         self.log_path = cfg.log_path
         self.planned = False
         self.proc: Optional[subprocess.Popen] = None
+        self.spare: Optional[Spawned] = None
+        self.keep_spare = False  # set once a census has lost a worker
+        self.spares_taken = 0
         self.interrupted: Optional[int] = None  # the signal that stopped the run
         self._lock: Optional[int] = None
         available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -157,6 +174,7 @@ class Supervisor:
                     return Exit.OK
                 if end.in_flight is not None:
                     self.record_lost_case(end)
+                    self.keep_spare = self.cfg.task == "census"
                 elif not end.progressed:
                     raise HarnessError(
                         f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
@@ -165,24 +183,82 @@ class Supervisor:
                 self.emit(Restart(reason=describe_exit(end), restarts=restarts))
         except OSError as e:  # appending a record the worker could not write
             raise write_error(self.cfg.out, e)
+        finally:
+            self.end_spare()
         return 128 + (self.interrupted or 0)
 
     def interrupt(self, signum: int) -> None:
         """SIGINT or SIGTERM: end the worker; `run` then records the case in flight as interrupted."""
         self.interrupted = signum
         self.kill_worker()
+        self.end_spare()
 
-    def run_worker(self) -> WorkerEnd:
+    def spawn(self, spare: bool = False) -> Spawned:
         read_fd, write_fd = os.pipe()
         env = dict(os.environ, **{ENV_CONFIG: self.config_path, ENV_EVENTS_FD: str(write_fd)})
+        passed = [write_fd]
+        go, cpus = None, self.cpus
+        if spare:
+            wait_fd, go = os.pipe()
+            env[ENV_GO_FD] = str(wait_fd)
+            passed.append(wait_fd)
+            cpus = self.spare_cpus()
+            if cpus != self.cpus and self.cpus:
+                env[ENV_WORKER_CPUS] = ",".join(map(str, self.cpus))
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 self.worker_command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 # Its own session: what its cases start is found and ended; it dies with the supervisor; it
                 # runs on the CPUs the config gives it (frameworks size their thread pools to them).
-                env=env, pass_fds=(write_fd,), preexec_fn=processes.own_session(signal.SIGKILL, self.cpus),
+                env=env, pass_fds=tuple(passed), preexec_fn=processes.own_session(signal.SIGKILL, cpus),
             )
-        os.close(write_fd)
+        for fd in passed:
+            os.close(fd)
+        return Spawned(proc, read_fd, go)
+
+    def spare_cpus(self) -> Optional[List[int]]:
+        """Where a spare starts up: on as many of the CPUs left to the supervisor as the worker has (a framework
+        sizes its thread pools to the CPUs it starts on, and the spare keeps those pools when it moves to the
+        worker's), so that its framework import does not slow the running worker; on the worker's own where
+        fewer are left."""
+        if not self.cpus:
+            return self.cpus
+        rest = sorted(set(os.sched_getaffinity(0)) - set(self.cpus))
+        return rest[:len(self.cpus)] if len(rest) >= len(self.cpus) else self.cpus
+
+    def take_spare(self) -> Optional[Spawned]:
+        """The spare, told to take over, if it is still alive."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return None
+        try:
+            if spare.proc.poll() is None:
+                os.write(spare.go, b"1")  # type: ignore[arg-type]
+                os.close(spare.go)  # type: ignore[arg-type]
+                self.spares_taken += 1
+                return spare
+        except OSError:  # it died between the look and the write
+            pass
+        self.spare = spare
+        self.end_spare()
+        return None
+
+    def end_spare(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        for fd in (spare.go, spare.events):
+            try:
+                os.close(fd)  # type: ignore[arg-type]
+            except OSError:
+                pass
+        processes.kill(processes.session_members(spare.proc.pid) | ({spare.proc.pid} if spare.proc.poll() is None
+                                                                    else set()))
+        spare.proc.wait()
+
+    def run_worker(self) -> WorkerEnd:
+        worker = self.take_spare() or self.spawn()
+        self.proc, read_fd = worker.proc, worker.events
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None
         started = time.monotonic()
@@ -216,6 +292,8 @@ class Supervisor:
                     event = decode(line)
                     if isinstance(event, Plan):
                         limit, started = self.cfg.timeout_s, time.monotonic()
+                        if self.keep_spare and self.spare is None:  # imports while this one runs
+                            self.spare = self.spawn(spare=True)
                         if not self.planned:  # a replacement worker's plan is the rest of the first one
                             self.planned = True
                             self.emit(event)
@@ -288,20 +366,26 @@ class Supervisor:
 
     def write_footer(self, restarts: int) -> None:
         counts = schema.count_outcomes(store.read(self.cfg.out).cases)
-        self.append(schema.footer(counts, worker_restarts=restarts, engine=self.cfg.engine or None))
+        self.append(schema.footer(counts, worker_restarts=restarts, spares_taken=self.spares_taken,
+                                  engine=self.cfg.engine or None))
         self.emit(Finished(counts=counts))
 
     def log_tail(self) -> str:
-        """The most telling line the dead worker left in its log (faulthandler's, or the last one)."""
+        """The most telling line the dead worker left in its log: a glog FATAL line (a C++ CHECK that aborted
+        the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
         try:
             with open(self.log_path, "rb") as f:
-                f.seek(max(0, os.path.getsize(self.log_path) - 8192))
+                # faulthandler's dump of every thread's stack can run to tens of kilobytes after the cause
+                f.seek(max(0, os.path.getsize(self.log_path) - 65536))
                 lines = [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
         except OSError:
             return ""
-        for line in reversed(lines):
-            if line.startswith("Fatal Python error"):
-                return line
+        # pytest's progress dots run on into the line faulthandler starts: "ss.Fatal Python error: Aborted"
+        for telling in (_GLOG_FATAL, _FAULTHANDLER):
+            for line in reversed(lines):
+                found = telling.search(line)
+                if found:
+                    return line[found.start():][:300]
         return lines[-1][:300] if lines else ""
 
 

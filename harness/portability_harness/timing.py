@@ -29,13 +29,15 @@ class Policy:
     `quick` takes a few samples (checks cases, not for results); paper mode times one call, as the 2023 study
     did."""
 
-    # The warm-up and the time floor keep repeats in agreement: the interval takes samples as independent, but a
-    # host's disturbances last milliseconds, so 2 ms of samples after one warm-up call looked precise while
-    # repeats disagreed by 9-13% (benchmarks/matrix_speed.py; 2-3% with these).
+    # A short warm-up (one call and 2 ms) and floor (5 ms): the interval takes samples as independent, but a
+    # host's disturbances last milliseconds to seconds, so the median of a short window moves between repeats
+    # on a busy host whatever the interval says. Comparisons between runs therefore use each case's minimum
+    # sample (host interference only adds time), which agrees within 2-3% at this floor; a floor long enough
+    # for the median to agree as well (10 ms warm-up, 20 ms) cost 3x a quick pass (benchmarks/matrix_speed.py).
     warmup_count: int = 1
-    warmup_time_s: float = 0.01
+    warmup_time_s: float = 0.002
     min_count: int = 10
-    min_time_s: float = 0.02
+    min_time_s: float = 0.005
     max_time_s: float = 1.0
     max_count: int = 100_000
     precision: Optional[float] = 0.01  # None: stop at min_count and min_time_s, whatever the spread

@@ -41,6 +41,11 @@ WORKER = textwrap.dedent('''
             emit(Start(case_id=case_id, function="fn"))
             if action == "crash":
                 os.abort()
+            if action == "crash-telling":  # as pytest's dots, then faulthandler's dump, then the module list
+                sys.stdout.write("ss.Fatal Python error: Aborted\\n\\nCurrent thread:\\n  File x.py\\n"
+                                 "Extension modules: numpy, h5py\\n")
+                sys.stdout.flush()
+                os.abort()
             if action == "hang":
                 time.sleep(60)
             if action == "error":
@@ -96,6 +101,13 @@ def test_a_crash_records_the_case_in_flight_and_a_new_worker_goes_on(tmp_path):
     restart = next(e for e in events if e.kind == "restart")
     assert restart.restarts == 1 and "SIGABRT" in restart.reason
     assert contents.footer["worker_restarts"] == 1
+
+
+def test_a_crash_is_described_by_the_most_telling_line_of_the_log(tmp_path):
+    code, _, contents = supervise(tmp_path, {"a": "crash-telling", "b": "ok"})
+    assert code == Exit.OK
+    (a, b) = contents.cases
+    assert a["message"] == "the worker died with SIGABRT: Fatal Python error: Aborted", a["message"]
 
 
 def test_a_hang_past_the_timeout_is_killed_and_recorded_as_timeout(tmp_path):

@@ -1,8 +1,10 @@
 """What changed between two runs: setups, per-function verdicts and per-function latency.
 
-A latency change counts only when it is both large (beyond 1.1x) and real: the two runs' raw warm samples
-of a case differ by a Mann-Whitney U test, or, where samples are few (or only the merged statistics are
-at hand), their quartile ranges do not overlap. A function changes when its median case ratio is beyond
+A latency change counts only when it is both large (beyond 1.1x) and real: large by the ratio of the two runs'
+minimum warm samples of a case (a host's slow stretches only add time, so the minimum holds still where the
+median moves with them; the medians where a record lacks its minimum), and real when their raw warm samples
+differ by a Mann-Whitney U test, or, where samples are few (or only the merged statistics are at hand), their
+quartile ranges do not overlap. A function changes when its median case ratio is beyond
 1.1x and most of its compared cases changed the same way.
 """
 from __future__ import annotations
@@ -108,18 +110,20 @@ def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match) -> pd.DataFra
 
 
 def _case_samples(r: Results, fw: str, target: str) -> pd.DataFrame:
-    """Per passed case: every repeat's raw warm samples pooled, and the recorded quartiles' medians."""
+    """Per passed case: every repeat's raw warm samples pooled, and the medians over repeats of the recorded
+    quartiles and minimum."""
     c = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target) & (r.cases["outcome"] == "passed")
                 & r.cases["warm_median_s"].notna()]
     if "warm_samples_s" not in c.columns:
         c = c.assign(warm_samples_s=[[] for _ in range(len(c))])
     return c.groupby(["function", "case_id"], sort=False).agg(
         samples=("warm_samples_s", lambda s: np.concatenate([np.asarray(x, float) for x in s]) if len(s) else []),
-        median=("warm_median_s", "median"), q1=("warm_q1_s", "median"), q3=("warm_q3_s", "median")).reset_index()
+        median=("warm_median_s", "median"), q1=("warm_q1_s", "median"), q3=("warm_q3_s", "median"),
+        minimum=("warm_min_s", "median")).reset_index()
 
 
 def case_change(x: pd.Series, y: pd.Series) -> tuple[float, str]:
-    """(ratio y / x of the medians, 'slower' | 'faster' | 'no change') for one case measured in two runs."""
+    """(ratio y / x of the minima, 'slower' | 'faster' | 'no change') for one case measured in two runs."""
     sx, sy = np.asarray(x["samples"], float), np.asarray(y["samples"], float)
     if len(sx) >= MIN_SAMPLES and len(sy) >= MIN_SAMPLES:
         ratio = float(np.median(sy) / np.median(sx))
@@ -131,6 +135,8 @@ def case_change(x: pd.Series, y: pd.Series) -> tuple[float, str]:
             (x1, xm, x3), (y1, ym, y3) = (x["q1"], x["median"], x["q3"]), (y["q1"], y["median"], y["q3"])
         ratio = float(ym / xm)
         differ = bool(y1 > x3 or y3 < x1)
+    if pd.notna(x.get("minimum")) and pd.notna(y.get("minimum")) and x["minimum"] > 0:
+        ratio = float(y["minimum"] / x["minimum"])
     if differ and ratio > tables.SIMILAR:
         return ratio, "slower"
     if differ and ratio < 1 / tables.SIMILAR:
@@ -160,4 +166,4 @@ def _latency_changes(a: Results, b: Results, m: Match) -> pd.DataFrame:
 
 
 def _side(row: pd.Series, suffix: str) -> pd.Series:
-    return pd.Series({k: row[k + suffix] for k in ("samples", "median", "q1", "q3")})
+    return pd.Series({k: row[k + suffix] for k in ("samples", "median", "q1", "q3", "minimum")})

@@ -325,8 +325,10 @@ def _measurement(r: Results, out: Path) -> Section:
     if not capped.empty:
         blocks.append(Table(capped, f"Imprecise cases: stopped at the cap or out of reach ({len(capped)})"))
     a = tables.agreement(r)
-    blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's warm median between repeats, cases "
-                           "above 100 µs (lower is better; 5% means repeats typically differ by 5%)")
+    blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's latency between repeats, cases above "
+                           "100 µs (lower is better; 5% means repeats typically differ by 5%), by its minimum sample "
+                           "(what runs are compared by: a host's interference only adds time), its median, and its "
+                           "median per unit of host speed")
                   if not a.empty else "One repeat per setup: run with --repeats 2 or more to see how repeats agree.")
     h = tables.host_speed(r)
     if not h.empty:

@@ -336,9 +336,9 @@ def imprecise(r: Results) -> pd.DataFrame:
 
 def agreement(r: Results) -> pd.DataFrame:
     """Per setup with two or more repeats: how well the repeats agree, as the median over cases (warm median
-    above 100 us in both) of |log(ratio of their warm medians)| between each pair of repeats, in percent; also
-    per unit of host speed (each median divided by the calibration measured before its case), and by each
-    case's minimum sample."""
+    above 100 us in both) of |log ratio| between each pair of repeats, in percent: of each case's minimum sample
+    (what runs are compared by), of its warm median, and of its median per unit of host speed (divided by the
+    calibration measured before its case)."""
     timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_median_s"].notna()]
     rows = []
     for (fw, t), g in timed.groupby(KEYS, sort=False):
@@ -362,9 +362,8 @@ def agreement(r: Results) -> pd.DataFrame:
         rows.append({"framework": fw, "target": t, "repeats": len(repeats), "cases": int((~fast).sum()),
                      **{f"|log ratio| % ({k})": round(100 * float(np.median(v)), 1) if v else np.nan
                         for k, v in logs.items()}})
-    return ordered(pd.DataFrame(rows, columns=["framework", "target", "repeats", "cases",
-                                                "|log ratio| % (median)", "|log ratio| % (median per host speed)",
-                                                "|log ratio| % (minimum)"]), r)
+    return ordered(pd.DataFrame(rows, columns=["framework", "target", "repeats", "cases", "|log ratio| % (minimum)",
+                                                "|log ratio| % (median)", "|log ratio| % (median per host speed)"]), r)
 
 
 def host_speed(r: Results) -> pd.DataFrame:
