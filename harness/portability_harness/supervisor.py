@@ -203,7 +203,7 @@ class Supervisor:
             env[ENV_GO_FD] = str(wait_fd)
             passed.append(wait_fd)
             cpus = self.spare_cpus()
-            if cpus != self.cpus and self.cpus:
+            if cpus != self.cpus:  # spare_cpus gives the worker's own when there are none to pin
                 env[ENV_WORKER_CPUS] = ",".join(map(str, self.cpus))
         with open(self.log_path, "ab") as log:
             proc = subprocess.Popen(
@@ -239,22 +239,13 @@ class Supervisor:
                 return spare
         except OSError:  # it died between the look and the write
             pass
-        self.spare = spare
-        self.end_spare()
+        _discard(spare)
         return None
 
     def end_spare(self) -> None:
         spare, self.spare = self.spare, None
-        if spare is None:
-            return
-        for fd in (spare.go, spare.events):
-            try:
-                os.close(fd)  # type: ignore[arg-type]
-            except OSError:
-                pass
-        processes.kill(processes.session_members(spare.proc.pid) | ({spare.proc.pid} if spare.proc.poll() is None
-                                                                    else set()))
-        spare.proc.wait()
+        if spare is not None:
+            _discard(spare)
 
     def run_worker(self) -> WorkerEnd:
         worker = self.take_spare() or self.spawn()
@@ -316,12 +307,8 @@ class Supervisor:
 
     def kill_worker(self) -> None:
         """End the worker and every process of its session (what its cases started)."""
-        if self.proc is None:
-            return
-        members = processes.session_members(self.proc.pid)
-        if self.proc.poll() is None:
-            members.add(self.proc.pid)
-        processes.kill(members)
+        if self.proc is not None:
+            _kill_session(self.proc)
 
     # --- records the supervisor writes itself ---------------------------------------------------------
 
@@ -387,6 +374,25 @@ class Supervisor:
                 if found:
                     return line[found.start():][:300]
         return lines[-1][:300] if lines else ""
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    """End a worker and every process of its session."""
+    members = processes.session_members(proc.pid)
+    if proc.poll() is None:
+        members.add(proc.pid)
+    processes.kill(members)
+
+
+def _discard(spare: Spawned) -> None:
+    """End a spare that will not take over: its pipes closed, its session killed, the process reaped."""
+    for fd in (spare.go, spare.events):
+        try:
+            os.close(fd)  # type: ignore[arg-type]
+        except OSError:  # the go pipe is closed once written
+            pass
+    _kill_session(spare.proc)
+    spare.proc.wait()
 
 
 def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:

@@ -32,8 +32,9 @@ class Policy:
     # A short warm-up (one call and 2 ms) and floor (5 ms): the interval takes samples as independent, but a
     # host's disturbances last milliseconds to seconds, so the median of a short window moves between repeats
     # on a busy host whatever the interval says. Comparisons between runs therefore use each case's minimum
-    # sample (host interference only adds time), which agrees within 2-3% at this floor; a floor long enough
-    # for the median to agree as well (10 ms warm-up, 20 ms) cost 3x a quick pass (benchmarks/matrix_speed.py).
+    # sample (host interference only adds time). On a 2-core VM whose speed toggled ~1.4x every few seconds,
+    # the old 10 ms warm-up and 20 ms floor cost 3.8x a quick pass and left torch repeats 16.5% apart by the
+    # minimum (22.7% by the median); these cost 2.2x with 3-9% by the minimum (benchmarks/matrix_speed.py).
     warmup_count: int = 1
     warmup_time_s: float = 0.002
     min_count: int = 10

@@ -46,6 +46,11 @@ WORKER = textwrap.dedent('''
                                  "Extension modules: numpy, h5py\\n")
                 sys.stdout.flush()
                 os.abort()
+            if action == "crash-check":  # a C++ CHECK failure logged by glog before the abort
+                sys.stdout.write("F0000 00:00:1795489553.083221 7347 kernel.cc:52] Check failed: n > 0\\n"
+                                 "ss.Fatal Python error: Aborted\\n")
+                sys.stdout.flush()
+                os.abort()
             if action == "hang":
                 time.sleep(60)
             if action == "error":
@@ -108,6 +113,11 @@ def test_a_crash_is_described_by_the_most_telling_line_of_the_log(tmp_path):
     assert code == Exit.OK
     (a, b) = contents.cases
     assert a["message"] == "the worker died with SIGABRT: Fatal Python error: Aborted", a["message"]
+    (tmp_path / "check").mkdir()
+    code, _, contents = supervise(tmp_path / "check", {"a": "crash-check"})
+    assert code == Exit.OK
+    assert contents.cases[0]["message"] == ("the worker died with SIGABRT: F0000 00:00:1795489553.083221 7347 "
+                                            "kernel.cc:52] Check failed: n > 0")
 
 
 def test_a_hang_past_the_timeout_is_killed_and_recorded_as_timeout(tmp_path):
