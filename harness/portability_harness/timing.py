@@ -29,16 +29,17 @@ class Policy:
     `quick` takes a few samples (checks cases, not for results); paper mode times one call, as the 2023 study
     did."""
 
-    # A short warm-up (one call and 2 ms) and floor (5 ms): the interval takes samples as independent, but a
-    # host's disturbances last milliseconds to seconds, so the median of a short window moves between repeats
-    # on a busy host whatever the interval says. Comparisons between runs therefore use each case's minimum
-    # sample (host interference only adds time). On a 2-core VM whose speed toggled ~1.4x every few seconds,
-    # the old 10 ms warm-up and 20 ms floor cost 3.8x a quick pass and left torch repeats 16.5% apart by the
-    # minimum (22.7% by the median); these cost 2.2x with 3-9% by the minimum (benchmarks/matrix_speed.py).
+    # A short warm-up (one call and 1 ms) and floor (10 samples and 2 ms): the interval takes samples as
+    # independent, but a host's disturbances last milliseconds to seconds, so a short window's median moves
+    # between repeats on a busy host whatever the interval says, and a longer window does not fix that.
+    # Comparisons between runs therefore use each case's minimum sample (host interference only adds time).
+    # On a 2-core VM, the old 10 ms warm-up and 20 ms floor cost 3.8x a quick pass; 2 ms and 5 ms cost
+    # 2.1-2.2x for torch and TensorFlow; these (with the projection after 12 samples) cost under 2x, with
+    # repeats agreeing by the minimum as closely (benchmarks/matrix_speed.py; figures in the README).
     warmup_count: int = 1
-    warmup_time_s: float = 0.002
+    warmup_time_s: float = 0.001
     min_count: int = 10
-    min_time_s: float = 0.005
+    min_time_s: float = 0.002
     max_time_s: float = 1.0
     max_count: int = 100_000
     precision: Optional[float] = 0.01  # None: stop at min_count and min_time_s, whatever the spread
@@ -60,8 +61,10 @@ class Policy:
 # Between two looks at the interval, the sample count grows by this factor: sorting at each look costs
 # O(n log n), so looking after every sample would dominate fast functions.
 _LOOK_GROWTH = 1.2
-# Samples before the pace of the interval's narrowing is trusted to predict that the cap comes first.
-_PROJECT_AFTER = 20
+# Samples before the pace of the interval's narrowing is trusted to predict that the cap comes first. At 12
+# the 95% interval is (x3, x10), already a fair estimate of the spread; waiting for 20 spent most of the cap
+# on slow calls (10 ms and more) that were never going to reach the target.
+_PROJECT_AFTER = 12
 
 
 @dataclass
