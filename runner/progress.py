@@ -1,9 +1,9 @@
-"""The host's live view of a run: per running cell, functions done / total, the current function and the
-failures so far; above them, a bar of the matrix's cells. One Rich live display at a time: a local run
-shows one cell repeat at a time, a cluster run one line per cell running on a node."""
+"""The host's live view of a run: per running cell, cases done / total (a worker interleaves functions, so
+it counts cases, not functions), the current function and the failed cases so far; above them, a bar of
+the matrix's cells. One Rich live display at a time: a local run shows one cell repeat at a time, a
+cluster run one line per cell running on a node."""
 from __future__ import annotations
 
-from collections import Counter
 from typing import Optional
 
 from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan, Restart, Start
@@ -22,14 +22,13 @@ class CellLine:
     def __init__(self, progress: Progress, label: str):
         self.progress = progress
         self.task: TaskID = progress.add_task("", total=None, label=label, detail="")
-        self.remaining: Counter = Counter()
         self.failures = 0
         self.current = ""
         self._show("starting")
 
     def _show(self, current: str) -> None:
         self.current = current
-        self.progress.update(self.task, detail=f"functions · {current} · [red]{self.failures} failed")
+        self.progress.update(self.task, detail=f"cases · {current} · [red]{self.failures} failed")
 
     def log(self, message: str) -> None:
         self.progress.console.print(f"[dim]{message}", highlight=False)
@@ -37,18 +36,14 @@ class CellLine:
     def __call__(self, event: Event) -> None:
         console = self.progress.console
         if isinstance(event, Plan):
-            functions = {fn for _, fn in event.pending} | {fn for _, fn in event.done}
-            self.remaining.update(fn for _, fn in event.pending)
-            done = len(functions) - len(self.remaining)
-            self.progress.update(self.task, total=len(functions), completed=done)
+            done = len(event.done)
+            self.progress.update(self.task, total=done + len(event.pending), completed=done)
         elif isinstance(event, Start):
             self._show(event.function)
         elif isinstance(event, CaseEnd):
             if event.outcome == "failed":
                 self.failures += 1
-            self.remaining[event.function] -= 1
-            if self.remaining[event.function] == 0:
-                self.progress.advance(self.task)
+            self.progress.advance(self.task)
             self._show(self.current)
         elif isinstance(event, Restart):
             console.print(f"[yellow]worker replaced: {event.reason}", highlight=False)

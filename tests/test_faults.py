@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FAULT_CASES, ROOT, cases_of, one_line_error
+from portability_harness import run_order
 from portability_harness.records import store
 
 pytestmark = pytest.mark.slow
@@ -266,6 +267,10 @@ def test_a_full_disk_mid_run_is_one_line_keeps_the_records_and_resumes(venv_for,
     ids = [c["case_id"] for c in contents.cases]
     assert len(ids) == len(set(ids)) == 134 and not contents.problems()
     assert [c["case_id"] for c in kept.cases] == ids[:len(kept.cases)]
+    # The worker's order, before and after the resume: by a hash of the case id, so functions interleave.
+    assert ids == run_order.spread(ids, str)
+    functions = [c["function"] for c in contents.cases]
+    assert sum(a != b for a, b in zip(functions, functions[1:])) > 3 * len(set(functions))
 
 
 # --- what a reader is told ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import declared, processes
+from portability_harness import declared, processes, run_order
 from portability_harness.catalog import curated, module_function
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
@@ -255,7 +255,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+    keep = run_order.spread(keep, lambda i: i.stash[_STATE].case_id)
+    items[:] = keep
     w.emit(Plan(pending=[[i.stash[_STATE].case_id, i.stash[_STATE].function] for i in keep], done=done))
 
 

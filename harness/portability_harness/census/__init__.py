@@ -29,7 +29,6 @@ framework; the per-framework modules import their framework lazily, inside the w
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import zlib
@@ -120,13 +119,10 @@ def declared_here(case: Case, device: str) -> Optional[bool]:
 
 
 def selected(cases: Iterable[Case], device: str, options: Options) -> List[Case]:
-    """The cases a cell runs: declared on its device (or every one, with --undeclared), in a stable order."""
-    keep = [c for c in cases if options.wants_op(c.op, c.variant) and options.wants_dtype(c.dtype)
+    """The cases a cell runs: declared on its device (or every one, with --undeclared), in the database's order
+    (the worker runs them in run_order's)."""
+    return [c for c in cases if options.wants_op(c.op, c.variant) and options.wants_dtype(c.dtype)
             and (options.undeclared or declared_here(c, device) is not False)]
-    # In an order fixed by a hash of the id rather than op by op: an op that aborts the process tends to abort
-    # in every dtype, and spread over the run its aborts mostly come far enough apart for the supervisor's spare
-    # worker to have imported the framework.
-    return sorted(keep, key=lambda c: hashlib.sha1(c.id.encode()).hexdigest())
 
 
 # --- the manifest: what a supervisor needs to record a case that killed its worker -------------------------
