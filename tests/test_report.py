@@ -189,6 +189,31 @@ def test_spread_missing_fallbacks_and_cold_warm(everything):
         assert row["cases"] == sum(1 for k in both if k[:2] == (fw, t))
 
 
+def test_repeat_agreement_matches_the_records(everything):
+    """torch-current's two repeats: the agreement row recomputed from the raw records (minimum sample, and the
+    minimum where the calibration before the case was within HOST_SLOW of its repeat's 10th percentile)."""
+    r, recs = everything
+    by_repeat: dict = defaultdict(dict)
+    for h, c in recs:
+        if h["framework"] == "torch" and target_of(h) == "cpu current steady" and c["outcome"] == "passed" \
+                and c["warm_median_s"] is not None:
+            by_repeat[h["repeat"]][c["case_id"]] = c
+    one, two = by_repeat[1], by_repeat[2]
+    usual = {k: np.percentile([c["calibration_s"] for c in cases.values()], 10) * tables.HOST_SLOW
+             for k, cases in by_repeat.items()}
+    common = [cid for cid in one if cid in two and min(one[cid]["warm_median_s"], two[cid]["warm_median_s"]) >= 100e-6]
+    logs = {cid: abs(np.log(two[cid]["warm_min_s"] / one[cid]["warm_min_s"])) for cid in common}
+    calm = [cid for cid in common if one[cid]["calibration_s"] <= usual[1] and two[cid]["calibration_s"] <= usual[2]]
+    row = tables.agreement(r).set_index(["framework", "target"]).loc[("torch", "cpu current steady")]
+    assert common, "the torch run has cases above 100 us to compare"
+    assert row["repeats"] == 2 and row["cases"] == len(common)
+    assert row["|log ratio| % (minimum)"] == round(100 * float(np.median(list(logs.values()))), 1)
+    assert row["pairs with the host slow %"] == round(100 * (len(common) - len(calm)) / len(common), 1)
+    if calm:
+        assert row["|log ratio| % (minimum, host at usual speed)"] == round(
+            100 * float(np.median([logs[cid] for cid in calm])), 1)
+
+
 def test_method_section_counts_match_the_records(everything, runs, tmp_path):
     """jax-steady and jax-paper are the same cell measured both ways: the Method tables, recomputed from the
     raw records with nothing but json, and the section in report.md."""

@@ -327,8 +327,10 @@ def _measurement(r: Results, out: Path) -> Section:
     a = tables.agreement(r)
     blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's latency between repeats, cases above "
                            "100 µs (lower is better; 5% means repeats typically differ by 5%), by its minimum sample "
-                           "(what runs are compared by: a host's interference only adds time), its median, and its "
-                           "median per unit of host speed")
+                           "(what runs are compared by: a host's interference only adds time), by its minimum where the "
+                           f"host ran at its usual speed before the case in both repeats (calibration within "
+                           f"{tables.HOST_SLOW}x of its run's 10th percentile; the share of pairs left out beside "
+                           "it), by its median, and by its median per unit of host speed")
                   if not a.empty else "One repeat per setup: run with --repeats 2 or more to see how repeats agree.")
     h = tables.host_speed(r)
     if not h.empty:
