@@ -63,23 +63,50 @@ class LocalCluster:
     @property
     def env(self) -> dict[str, str]:
         """The environment every process of this cluster (and its driver) runs with."""
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=self.token, RAY_USAGE_STATS_ENABLED="0")
+        # A raylet waits for its node's agent a limited time and then aborts; four nodes started on two busy
+        # cores (a cell running beside them) can take longer than Ray's default, so it waits 5 minutes here.
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=self.token, RAY_USAGE_STATS_ENABLED="0",
+                   RAY_agent_register_timeout_ms="300000")
         env.pop("RAY_ADDRESS", None)
         return env
 
     def __enter__(self) -> "LocalCluster":
-        self._start("head", ["--head", f"--port={self.port}", f"--num-cpus={self.head_cpus}",
-                             "--include-dashboard=false"], {})
+        try:
+            self._start("head", ["--head", f"--num-cpus={self.head_cpus}", "--include-dashboard=false"], {})
+        except BaseException:
+            self.stop()  # a head that did not come up leaves none of its processes behind
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
     def add_worker(self, resources: dict, name: str = "") -> Node:
-        return self._start(name or f"worker{len(self.nodes)}", [f"--address={self.address}", "--num-cpus=1"],
+        # One log monitor per machine (the head's), as Ray's own help asks: fewer processes to start on two cores.
+        return self._start(name or f"worker{len(self.nodes)}", ["--num-cpus=1", "--include-log-monitor=false"],
                            resources)
 
-    def _start(self, name: str, args: list[str], resources: dict) -> Node:
+    def _start(self, name: str, args: list[str], resources: dict, attempts: int = 3) -> Node:
+        """Start a node, again with fresh ports if it does not come up: `ray start` gives a raylet 30 s to
+        register, which a busy 2-core machine (four nodes, each a handful of Python processes) can miss."""
+        for attempt in range(1, attempts + 1):
+            if name == "head":
+                self.port = free_port()  # the cluster's address is the head's last attempt's
+            node = self._launch(name, [f"--port={self.port}" if name == "head" else f"--address={self.address}",
+                                       *args], resources)
+            try:
+                self._wait_until_up(node)
+                return node
+            except RuntimeError:
+                processes.kill(processes.session_members(node.session))
+                node.proc.wait()
+                self.nodes.remove(node)
+                if attempt == attempts:
+                    raise
+                node.log.rename(node.log.with_suffix(f".attempt{attempt}.log"))  # kept for diagnostics()
+        raise AssertionError("unreachable")
+
+    def _launch(self, name: str, args: list[str], resources: dict) -> Node:
         ports = [f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
                  f"--dashboard-agent-listen-port={free_port()}", f"--dashboard-agent-grpc-port={free_port()}",
                  f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}"]
@@ -93,10 +120,9 @@ class LocalCluster:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         node = Node(name, proc, resources, log)
         self.nodes.append(node)
-        self._wait_until_up(node)
         return node
 
-    def _wait_until_up(self, node: Node, timeout: float = 120) -> None:
+    def _wait_until_up(self, node: Node, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while b"block forever" not in node.log.read_bytes():
             if node.proc.poll() is not None or time.monotonic() > deadline:
@@ -118,6 +144,22 @@ class LocalCluster:
                 raise RuntimeError(f"the cluster shows fewer than {count} nodes with {resource}: {out.stderr[-500:]}")
             time.sleep(1.0)
 
+    def diagnostics(self, lines: int = 30, limit: int = 40_000) -> str:
+        """For a failed check: each node's `ray start` output and the tails of the session's logs that say why a
+        task or its environment failed (the raylets', the runtime-env agents', the workers' error streams)."""
+        parts = []
+        for node in self.nodes:
+            alive = "running" if node.proc.poll() is None else f"exited {node.proc.returncode}"
+            parts.append(f"--- node {node.name} {node.resources} ({alive}): {node.log}\n" + _tail(node.log, lines))
+        logs = self.tmp / "session_latest" / "logs"
+        for pattern in ("raylet*.out", "raylet*.err", "runtime_env*.log", "worker-*.err", "python-core-worker-*.log"):
+            for path in sorted(logs.glob(pattern)):
+                text = _tail(path, lines)
+                if text.strip() and (not pattern.startswith(("worker", "python-core")) or "Error" in text):
+                    parts.append(f"--- {path.name}\n{text}")
+        report = "\n".join(parts)
+        return report if len(report) <= limit else "[...]" + report[-limit:]
+
     def lose(self, node: Node) -> None:
         """The machine dies: every process of the node, at once (SIGKILL)."""
         processes.kill(processes.session_members(node.session))
@@ -138,3 +180,10 @@ class LocalCluster:
             processes.kill(processes.session_members(node.session))  # whatever is left of it
         self.nodes.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as e:
+        return f"(unreadable: {e})"

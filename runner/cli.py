@@ -112,8 +112,13 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
     failed = [c for c in merged["cells"] if c["status"] == "failed"]
     if not any(c["status"] == "done" for c in merged["cells"]):
         raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)
+    if failed:  # the last line and the exit status say it, so that no one takes the run for a complete one
+        err.print(f"[red]finished with {escape(view.failed_cells(merged))}[/] (reasons above and in merged.json)",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(FAILED_CELLS)
 
 
+FAILED_CELLS = 1  # the exit status of a run that finished with failed cells
 _BACKEND_HELP = "docker, local (a venv from the image spec) or auto (docker when an engine answers)"
 
 
@@ -125,7 +130,8 @@ def _image_help() -> str:
 
 
 _IMAGE_HELP = _image_help()
-_CURATED_HELP = "a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/"
+_CURATED_HELP = ("a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/ "
+                 "(default: $RUNNER_CURATED)")
 _ENGINES = ("local", "ray")
 _ENGINE_HELP = "local (this host runs the cells, one after another) or ray (the nodes of a Ray cluster do)"
 _ADDRESS_HELP = "--engine ray: the head node's HOST:PORT (default: $RAY_ADDRESS)"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import subprocess
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -32,10 +33,14 @@ class Project:
     def find(cls, matrix_file: Optional[Path] = None, curated: Optional[Path] = None) -> "Project":
         """The checkout around the current folder, with its matrix.toml (or another one) validated."""
         root = checkout()
+        # RUNNER_CURATED is --curated for every command at once (the project's tests use it to run the
+        # project's own modules whatever a user added to curated/).
+        curated = curated or (Path(os.environ["RUNNER_CURATED"]) if os.environ.get("RUNNER_CURATED") else None)
         if root is None:
             raise UserError("no matrix.toml with a curated/ folder here or above; run runner from the project checkout")
         if curated is not None and not curated.is_dir():
-            raise UserError(f"--curated {curated} is not a folder; give a folder of <framework>/test_*.py modules")
+            raise UserError(f"--curated (or RUNNER_CURATED) {curated} is not a folder; give a folder of "
+                            "<framework>/test_*.py modules")
         return cls(root, matrix.load(matrix_file.resolve() if matrix_file else root / "matrix.toml"),
                    curated.resolve() if curated else None)
 

@@ -10,25 +10,24 @@ Every record the harness writes on the node is sent to the driver as soon as its
 appended (fsynced) into the local results folder, so a node that dies loses at most the case in flight.
 The cell is then tried again on another node of its kind with the records kept so far (resume: each
 case ends up recorded once). A case that fails is a result, never a reason to try again.
+
+The driver's `runner` and `portability_harness` packages reach the nodes as Ray `py_modules` (unpacked once
+per machine, never overwritten); the files a task reads travel packed in the task (ray_node.py says why not
+in a `working_dir`).
 """
 from __future__ import annotations
 
-import io
 import socket
-import tarfile
-import tempfile
 import time
-from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from portability_harness.protocol import CaseEnd, Finished, Notice, decode
+from portability_harness.protocol import decode
 
-from runner import backends
 from runner.errors import Stopped, UserError
 from runner.plan import Cell
 from runner.project import Project
+from runner.ray_node import Attempt, NodeStepFailed, pack, run_on_node
 from runner.rundir import CellState, RunDir
 
 RESOURCE = "cell:{device}"
@@ -36,7 +35,7 @@ CONNECT_TIMEOUT_S = 60.0  # to wait for the cluster to show a node with a cell r
 PROBE_TIMEOUT_S = 5.0  # for the head's port to accept a connection
 REPLACEMENT_WAIT_S = 300.0  # after a node died: for another node of its kind (an autoscaler's replacement)
 MAX_ATTEMPTS = 3  # a cell whose node is lost this often is recorded as failed
-_EXCLUDES = [".git", ".venv", "results", "**/__pycache__", "*.egg-info", ".pytest_cache"]
+_EXCLUDES = ["**/__pycache__", "*.egg-info", ".pytest_cache"]
 
 
 def ray_module():
@@ -52,15 +51,21 @@ def resource(device: str) -> str:
 
 
 def connect(address: str, project: Project) -> Any:
-    """Join the cluster as its driver; the checkout travels to every node as the tasks' working directory.
-    A cluster that does not answer is one line within seconds (Ray itself would retry for minutes)."""
+    """Join the cluster as its driver; this host's runner and harness packages travel to every node as
+    py_modules (ray_node.py says why not as a working_dir). A cluster that does not answer is one
+    line within seconds (Ray itself would retry for minutes)."""
+    import portability_harness
+
+    import runner
+
     ray = ray_module()
     if ray.is_initialized():
         return ray
     _probe(address)
+    modules = [str(Path(m.__file__).resolve().parent) for m in (runner, portability_harness)]
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False,
-                 runtime_env={"working_dir": str(project.root), "excludes": _EXCLUDES})
+                 runtime_env={"py_modules": modules, "excludes": _EXCLUDES})
     except Exception as e:  # ConnectionError, ValueError, RuntimeError, AuthenticationError: Ray raises several
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         hint = ("set RAY_AUTH_MODE=token and the cluster's token (RAY_AUTH_TOKEN, or ~/.ray/auth_token) as on its "
@@ -114,82 +119,6 @@ def blocked_reason(cell: Cell, found: dict[str, int]) -> Optional[str]:
     return f"no node of the Ray cluster offers {resource(cell.device)} (nodes offer: {offers})"
 
 
-def _pack(folder: Path) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:  # the folder's contents, not a link to it
-        tar.add(folder.resolve(), arcname="curated", filter=lambda t: None if "__pycache__" in t.name else t)
-    return buf.getvalue()
-
-
-# --- on the node ------------------------------------------------------------------------------------------------
-
-@dataclass
-class Attempt:
-    """What a task needs to run (the rest of) one cell on a node."""
-    cell: Cell
-    run_id: str
-    git_commit: Optional[str]
-    seeds: dict[int, bytes]  # repeat -> the records the driver holds already (resume from them)
-    finished: list[int]  # repeats the driver holds whole
-    curated: bytes  # the curated folder, packed
-    names: dict[int, str] = field(default_factory=dict)  # repeat -> results file name
-
-
-def run_on_node(attempt: Attempt, sink: Any) -> dict:
-    """A Ray task: run the cell's unfinished repeats here and stream every record and event to `sink`."""
-    import ray
-
-    context = ray.get_runtime_context()
-    node = {"name": "ray", "ray_version": ray.__version__, "node_id": context.get_node_id(),
-            "node": f"{socket.gethostname()} ({context.get_node_id()[:8]})"}
-    project = Project(Path.cwd(), None)  # type: ignore[arg-type]  # the working directory Ray brought here
-    cell = attempt.cell
-    key = cell.key
-    with tempfile.TemporaryDirectory(prefix="runner-cell-") as tmp:
-        with tarfile.open(fileobj=io.BytesIO(attempt.curated)) as tar:
-            tar.extractall(tmp, filter="data")
-        curated = Path(tmp) / "curated"
-        out_dir = Path(tmp) / "results"
-        out_dir.mkdir()
-        backend = backends.get(backends.choose(cell.backend), project)
-        environment = None
-        try:
-            for repeat in range(1, cell.repeats + 1):
-                if repeat in attempt.finished:
-                    continue
-                sink.put(("repeat", key, repeat, node["node"]))
-                environment = environment or backend.prepare(cell, lambda s: sink.put(("log", key, repeat, s)),
-                                                             out_dir / "install.log")
-                out = out_dir / attempt.names[repeat]
-                seed = attempt.seeds.get(repeat, b"")
-                out.write_bytes(seed)
-                config = cell.config(out, curated, repeat, attempt.run_id, resume=bool(seed),
-                                     environment=environment.description, git_commit=attempt.git_commit)
-                config.engine = node
-                sent = len(seed)
-                with closing(environment.run(config)) as events:
-                    for event in events:
-                        if isinstance(event, (CaseEnd, Finished, Notice)):
-                            sent = _stream(out, sent, key, repeat, sink)
-                        sink.put(("event", key, repeat, event.encode()))
-                _stream(out, sent, key, repeat, sink)
-        finally:
-            if environment is not None:
-                environment.close()
-    return node
-
-
-def _stream(out: Path, sent: int, key: str, repeat: int, sink: Any) -> int:
-    """Send the complete lines written since `sent`; returns the new offset."""
-    with open(out, "rb") as f:
-        f.seek(sent)
-        data = f.read()
-    whole = data[:data.rfind(b"\n") + 1]
-    if whole:
-        sink.put(("records", key, repeat, whole))
-    return sent + len(whole)
-
-
 # --- on the driver ----------------------------------------------------------------------------------------------
 
 def plan_on(address: str, project: Project, cells: list[Cell]) -> list[Cell]:
@@ -228,7 +157,7 @@ class Driver:
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         self.sink = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
         self.remote = ray.remote(run_on_node)
-        self.curated = _pack(project.curated_dir)
+        self.files = pack(project)
         self.running: dict[Any, CellState] = {}
         self.lines: dict[str, Any] = {}  # cell key -> the display line of its running repeat
         self.nodes: dict[str, list[str]] = {}  # cell key -> the nodes it ran on, in order
@@ -255,7 +184,7 @@ class Driver:
         finished = [r for r, n in names.items() if rd.finished(rd.path / n)]
         seeds = {r: (rd.path / n).read_bytes() for r, n in names.items()
                  if r not in finished and (rd.path / n).exists()}
-        attempt = Attempt(cell, rd.run_id, self.project.git_commit, seeds, finished, self.curated, names)
+        attempt = Attempt(cell, rd.run_id, self.project.git_commit, seeds, finished, self.files, names)
         # max_retries=0: a lost node's cell is tried again here, with resume semantics, not rerun by Ray.
         ref = self.remote.options(max_retries=0, **_requirements(self.ray, cell)).remote(attempt, self.sink)
         self.attempts[cell.key] = self.attempts.get(cell.key, 0) + 1
@@ -305,7 +234,7 @@ class Driver:
             self.on_error(cell, state.reason)
         except ray.exceptions.RayError as e:  # the task raised there: the cell failed, a result like any other
             cause = getattr(e, "cause", None)
-            reason = str(cause) if isinstance(cause, UserError) else _first_line(cause or e)
+            reason = str(cause) if isinstance(cause, (UserError, NodeStepFailed)) else _first_line(cause or e)
             state.status, state.reason = "failed", f"on {where}: {reason}"
             self.on_error(cell, state.reason)
         self.lines.pop(cell.key, None)

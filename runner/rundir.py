@@ -14,7 +14,7 @@
 A new run refuses a folder that already holds a run or results; `--resume` continues one, keeping what
 finished; a second run into a folder that a run is writing is refused, naming that run's process. After
 every cell the state, merged.json and summary.md are rewritten whole, with the run's status: running,
-finished or interrupted.
+finished or interrupted, and the keys of the cells that failed (`failed_cells`).
 """
 from __future__ import annotations
 
@@ -209,7 +209,9 @@ class RunDir:
 
     def publish(self, states: list[CellState], status: str = "running") -> dict[str, Any]:
         """merged.json and summary.md as the cells stand now; returns the merged record."""
+        # A run that finished with failed cells says so here, not only in each cell: it is not a complete run.
         merged = {"schema": schema.SCHEMA, "run_id": self.run_id, "status": status,
+                  "failed_cells": [s.cell.key for s in states if s.status == "failed"],
                   "merged_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "cells": [self._merged_cell(s) for s in states]}
         files.write_json(self.path / self.MERGED, merged)

@@ -107,9 +107,18 @@ def cell_values(r: CellRow) -> list[str]:
     return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
 
 
+def failed_cells(merged: dict) -> str:
+    """"1 failed cell of 4: jax-tpu-current", for a run's last line and its summary's title."""
+    failed = merged.get("failed_cells") or []
+    runnable = [c for c in merged["cells"] if c["status"] not in ("not_run", "excluded")]
+    return f"{len(failed)} failed cell{'s' if len(failed) != 1 else ''} of {len(runnable)}: {', '.join(failed)}"
+
+
 def summary_markdown(merged: dict) -> str:
     rows = cell_rows(merged)
     status = merged.get("status", "running")
+    if merged.get("failed_cells"):
+        status += f", {failed_cells(merged)}"
     lines = [f"# Run {merged['run_id']} ({status})", "", f"Merged at {merged['merged_at']}; "
              "function verdicts count every repeat's cases.", ""]
     if any(r.quick for r in rows):

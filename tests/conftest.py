@@ -1,9 +1,12 @@
 """Shared fixtures: the project, and real framework venvs built by the local backend with the harness in them."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,27 @@ from runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULT_CASES = ROOT / "tests" / "fault_cases"
+
+
+def project_curated(root: Path, into: Path) -> Path:
+    """A copy under `into` of the project's own curated modules: the files of root/curated that git tracks. A
+    user's modules beside them (a function of their own, a second module for a sampled function, one that fails
+    to import) are theirs to run; the tests check the project's and must not change with what a user added."""
+    listed = subprocess.run(["git", "ls-files", "-z", "curated"], cwd=root, capture_output=True)
+    names = [n for n in listed.stdout.decode().split("\0") if n] if listed.returncode == 0 else []
+    if not names:  # not a git checkout (an unpacked archive): curated/ is taken as it is
+        shutil.copytree(root / "curated", into / "curated", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in (n for n in names if (root / n).is_file()):  # a module deleted but not yet committed: gone
+        (into / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, into / name)
+    return into / "curated"
+
+
+_COPY = Path(tempfile.mkdtemp(prefix="project-curated-"))
+atexit.register(shutil.rmtree, _COPY, True)
+CURATED = project_curated(ROOT, _COPY)
+# Every runner the tests start reads its curated modules from the copy (Project.find honours RUNNER_CURATED).
+os.environ["RUNNER_CURATED"] = str(CURATED)
 
 
 @pytest.fixture(scope="session")
@@ -43,7 +67,7 @@ def venv_for(project):
     return get
 
 
-def config(out: Path, framework: str, curated: Path = ROOT / "curated", device: str = "cpu", **fields) -> Config:
+def config(out: Path, framework: str, curated: Path = CURATED, device: str = "cpu", **fields) -> Config:
     return Config(framework=framework, device=device, out=str(out), curated_root=str(curated), **fields)
 
 
@@ -84,3 +108,15 @@ def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A Ray check that fails shows, under its name, the tails of its cluster's logs (each node's `ray start`
+    output, the raylets', the runtime-env agents' and the failed workers'): the fixture removes them when it
+    stops the cluster, and a failure in CI must be caught with its cause."""
+    outcome = yield
+    report = outcome.get_result()
+    cluster = getattr(item, "funcargs", {}).get("cluster")
+    if report.when == "call" and report.failed and hasattr(cluster, "diagnostics"):
+        report.sections.append(("ray cluster logs", cluster.diagnostics()))

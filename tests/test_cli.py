@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, one_line_error
+from conftest import CURATED, ROOT, one_line_error
 
 RUNNER = [sys.executable, "-m", "runner.cli"]
 
@@ -21,8 +21,8 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
     """A checkout whose matrix.toml a test may break, sharing the real curated cases and images."""
-    for name in ("curated", "images"):
-        (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / "curated").symlink_to(CURATED)
+    (tmp_path / "images").symlink_to(ROOT / "images")
     shutil.copy(ROOT / "matrix.toml", tmp_path / "matrix.toml")
     return tmp_path
 
@@ -69,7 +69,7 @@ def test_list_shows_every_curated_function():
     assert proc.returncode == 0
     from portability_harness.catalog import curated
 
-    for f in curated(str(ROOT / "curated"), "torch"):
+    for f in curated(str(CURATED), "torch"):
         assert f.name in proc.stdout
 
 

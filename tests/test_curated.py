@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cases_of, config, harness
-from portability_harness.catalog import curated
+from conftest import CURATED, ROOT, cases_of, config, harness, project_curated
+from portability_harness.catalog import curated, usage_by_name
 
 CSV = ROOT / "runner" / "report" / "data" / "paper2023-functions.csv"
 IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
@@ -21,7 +22,7 @@ def test_curated_cases_run_on_cpu(framework, venv_for, tmp_path):
     rc, events = harness(venv_for(IMAGES[framework]), config(out, framework, quick=True, timeout_s=300))
     assert rc == 0, events
     cases = cases_of(out)
-    modules = {f.module for f in curated(str(ROOT / "curated"), framework)}
+    modules = {f.module for f in curated(str(CURATED), framework)}
     assert {c["module"] for c in cases} == modules  # every module ran
     broken = [(c["case_id"], c["message"]) for c in cases if c["category"] == "case_error"]
     assert not broken, broken
@@ -66,12 +67,12 @@ def sample_problems(root: Path) -> list[str]:
 
 
 def test_curated_holds_the_study_sample_with_its_usage_facts():
-    assert sample_problems(ROOT / "curated") == []
+    assert sample_problems(CURATED) == []
 
 
 def test_a_users_own_function_is_allowed_and_a_sampled_one_must_keep_its_decile(tmp_path):
     root = tmp_path / "curated"
-    shutil.copytree(ROOT / "curated", root)
+    shutil.copytree(CURATED, root)
     # A function of one's own, named only: allowed.
     (root / "jax" / "test_softmax.py").write_text(MODULE.format('"jax.nn.softmax"'))
     assert sample_problems(root) == []
@@ -89,3 +90,32 @@ def test_a_users_own_function_is_allowed_and_a_sampled_one_must_keep_its_decile(
     assert "torch: torch.round (sampled by the study) has no module" in problems
     assert "torch/test_no_marker.py: no function marker" in problems
     assert len(problems.splitlines()) == 4, problems
+
+
+def test_the_tests_take_the_projects_own_modules_whatever_a_user_added(tmp_path):
+    """A user's modules in curated/ (one for jax.nn.relu, the tests' own example; a second module for a sampled
+    function; one that fails to import) are left out of the copy the tests check and run."""
+    repo = tmp_path / "checkout"
+    (repo / "curated" / "jax").mkdir(parents=True)
+    (repo / "curated" / "annotations.json").write_text("{}\n")
+    (repo / "curated" / "jax" / "test_add.py").write_text(MODULE.format('"jax.numpy.add", decile=100, top20=True'))
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "add", "curated"], cwd=repo, check=True)
+    users = {"test_relu.py": MODULE.format('"jax.nn.relu"'), "test_my_add.py": MODULE.format('"jax.numpy.add"'),
+             "test_broken.py": "import no_such_module\n" + MODULE.format('"jax.nn.gelu"')}
+    for name, text in users.items():
+        (repo / "curated" / "jax" / name).write_text(text)
+    copy = project_curated(repo, tmp_path / "copy")
+    assert sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file()) == \
+        ["annotations.json", "jax/test_add.py"]
+    assert {f.name for f in curated(str(repo / "curated"))} == {"jax.numpy.add", "jax.nn.relu", "jax.nn.gelu"}
+
+
+def test_a_users_second_module_for_a_sampled_function_keeps_the_studys_usage_facts(tmp_path):
+    for mine in ("test_a_add.py", "test_z_add.py"):  # sorted before and after the study's module
+        root = tmp_path / mine / "curated"
+        (root / "jax").mkdir(parents=True)
+        (root / "jax" / "test_add.py").write_text(MODULE.format('"jax.numpy.add", decile=100, top20=True'))
+        (root / "jax" / mine).write_text(MODULE.format('"jax.numpy.add"'))
+        assert usage_by_name(curated(str(root), "jax")) == \
+            {"jax.numpy.add": {"decile": 100, "top20": True, "paper_label": None}}, mine

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import CURATED, ROOT
 from portability_harness.protocol import DEFAULT_TIMEOUT_S
 
 from runner import matrix
@@ -104,7 +104,7 @@ def test_the_plan_reads_each_input_once_and_changes_nothing(tmp_path):
 def test_a_cell_gives_the_harness_config_of_each_repeat(tmp_path):
     (c,) = plan(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\ntimeout = 60\n' + PROFILE),
                 Options(backend="local", functions=("jax.numpy.*",), quick=True))
-    cfg = c.config(tmp_path / "x.jsonl", ROOT / "curated", repeat=2, run_id="r", resume=True,
+    cfg = c.config(tmp_path / "x.jsonl", CURATED, repeat=2, run_id="r", resume=True,
                    environment="venv x", git_commit="abc")
     assert (cfg.framework, cfg.device, cfg.profile, cfg.image, cfg.repeat, cfg.timeout_s) == (
         "jax", "cpu", "p", "jax-cpu", 2, 60)

@@ -20,7 +20,7 @@ import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, one_line_error
+from conftest import CURATED, ROOT, one_line_error
 
 from runner.report import compare, load, render, tables
 
@@ -424,7 +424,8 @@ def test_ratio_statistics_agree_with_numpy():
 
 def test_report_without_arguments_takes_the_latest_run(runs, tmp_path, tmp_path_factory):
     # A checkout with two runs under results/: the one written last is reported.
-    for name in ("curated", "images", "matrix.toml"):
+    (tmp_path / "curated").symlink_to(CURATED)
+    for name in ("images", "matrix.toml"):
         (tmp_path / name).symlink_to(ROOT / name)
     older, newer = tmp_path / "results" / "b-older", tmp_path / "results" / "a-newer"
     shutil.copytree(runs / "jax-steady", older)

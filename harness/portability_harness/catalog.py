@@ -14,7 +14,7 @@ import ast
 import os
 import re
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,13 @@ def curated(root: str, framework: Optional[str] = None) -> List[CuratedFunction]
                 found.append(CuratedFunction(fw, f"<no function marker: {module}>", None, False, None, module,
                                              error=NO_MARKER))
     return found
+
+
+def usage_by_name(found: List[CuratedFunction]) -> Dict[str, dict]:
+    """Each function's usage facts, as a results header's `catalog` carries them. A user's second module for a
+    sampled function (name only) never replaces the facts the study's module gives, whichever file sorts first."""
+    usage: Dict[str, dict] = {}
+    for f in found:
+        if f.name not in usage or (f.in_study and usage[f.name]["decile"] is None):
+            usage[f.name] = f.usage()
+    return usage

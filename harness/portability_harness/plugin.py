@@ -23,7 +23,7 @@ import pytest
 import portability_harness
 from portability_harness import classify as clf
 from portability_harness import declared, processes, run_order
-from portability_harness.catalog import curated, module_function
+from portability_harness.catalog import curated, module_function, usage_by_name
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Plan, Start)
@@ -130,7 +130,7 @@ class Worker:
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
             # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
-            catalog={f.name: f.usage() for f in curated(self.root, cfg.framework)} if cfg.task != "census" else {},
+            catalog=usage_by_name(curated(self.root, cfg.framework)) if cfg.task != "census" else {},
             **self._census_header(),
         )
 

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from portability_harness.catalog import curated
+from portability_harness.catalog import curated, usage_by_name
 from portability_harness.records import schema, store
 
 from runner.errors import UserError
@@ -99,8 +99,8 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "hand; the decile and top-20 sections leave them out")
             continue
         notes.append(f"{framework}: records of schema 1 carry no usage deciles; taken from {curated_root}")
-        for f in curated(str(curated_root), framework):
-            catalogs.setdefault((framework, f.name), f.usage())
+        for name, facts in usage_by_name(curated(str(curated_root), framework)).items():
+            catalogs.setdefault((framework, name), facts)
     cat = pd.DataFrame([{"framework": fw, "function": name, "decile": facts.get("decile"),
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cases_of
+from conftest import CURATED, ROOT, cases_of
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -44,7 +44,7 @@ def checkout(tmp_path_factory, venv_for) -> Path:
     root = tmp_path_factory.mktemp("project")
     for name in ("images", "harness"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    (root / "curated").symlink_to(ROOT / "curated")
+    (root / "curated").symlink_to(CURATED)
     text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
                   'profiles = ["current"]\nrepeats = 1\n\n', (ROOT / "matrix.toml").read_text())
     (root / "matrix.toml").write_text(text)

@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cases_of, one_line_error
+from conftest import CURATED, ROOT, cases_of, one_line_error
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -53,7 +53,7 @@ def checkout(tmp_path_factory, venv_for) -> Path:
     root = tmp_path_factory.mktemp("project")
     for name in ("images", "harness"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    (root / "curated").symlink_to(ROOT / "curated")
+    (root / "curated").symlink_to(CURATED)
     text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "torch"]\n'
                   'devices = ["cpu", "tpu", "cuda"]\nprofiles = ["current"]\nrepeats = 1\n\n',
                   (ROOT / "matrix.toml").read_text())
@@ -95,15 +95,19 @@ def test_a_matrix_on_the_cluster_matches_the_local_run_and_goes_where_its_device
     ray_run, local_run = tmp_path / "ray", tmp_path / "local"
     proc = finished(runner(checkout, cluster.env, "matrix", "--engine", "ray", "--address", cluster.address,
                            "--quick", *FUNCTIONS, "--out", str(ray_run)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    # The tpu stand-in fails (no TPU there): the run finishes, says so in its last line, and exits non-zero.
+    assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("finished with 1 failed cell of 3: jax-tpu/current")
     local = finished(runner(checkout, cluster.env, "matrix", "--backend", "local", "--quick", *FUNCTIONS,
                             "--out", str(local_run)))
     assert local.returncode == 0, local.stderr[-3000:]
     # The CPU cells: the same case ids and outcomes wherever they ran.
     assert outcomes(ray_run) == outcomes(local_run) and outcomes(ray_run)
-    merged = {c["image"]: c for c in json.loads((ray_run / "merged.json").read_text())["cells"]}
-    assert merged["jax-cpu"]["status"] == merged["torch-cpu"]["status"] == "done"
+    run = json.loads((ray_run / "merged.json").read_text())
+    assert run["status"] == "finished" and run["failed_cells"] == ["jax-tpu/current"]
+    merged = {c["image"]: c for c in run["cells"]}
+    assert merged["jax-cpu"]["status"] == merged["torch-cpu"]["status"] == "done", merged
     # Routing: the tpu cell went to the node offering cell:tpu (a stand-in: it finds no TPU there).
     tpu = merged["jax-tpu"]
     assert tpu["status"] == "failed" and "cannot use tpu" in tpu["reason"]
