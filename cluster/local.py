@@ -82,9 +82,7 @@ class LocalCluster:
         self.stop()
 
     def add_worker(self, resources: dict, name: str = "") -> Node:
-        # One log monitor per machine (the head's), as Ray's own help asks: fewer processes to start on two cores.
-        return self._start(name or f"worker{len(self.nodes)}", ["--num-cpus=1", "--include-log-monitor=false"],
-                           resources)
+        return self._start(name or f"worker{len(self.nodes)}", ["--num-cpus=1"], resources)
 
     def _start(self, name: str, args: list[str], resources: dict, attempts: int = 3) -> Node:
         """Start a node, again with fresh ports if it does not come up: `ray start` gives a raylet 30 s to
@@ -112,8 +110,10 @@ class LocalCluster:
                  f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}"]
         log = self.tmp / f"{name}.log"
         # Its own temp dir (sockets, logs), so that nothing is left in /tmp/ray; the path stays short for sockets.
+        # No log monitor on any node: the runner's driver does not take workers' output (log_to_driver=False) and
+        # diagnostics() reads the log files, so it is one Python process less to start per node on two cores.
         cmd = [str(RAY), "start", "--block", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
-               f"--temp-dir={self.tmp}", *args, *ports]
+               "--include-log-monitor=false", f"--temp-dir={self.tmp}", *args, *ports]
         if resources:
             cmd.append(f"--resources={json.dumps(resources)}")
         with open(log, "wb") as out:

@@ -42,9 +42,12 @@ def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
     out = tmp_path / "run"
     proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *FUNCTIONS, "--out", str(out))
     stdout, stderr = proc.communicate(timeout=900)
-    assert proc.returncode == 0, stderr
+    # Finished, but not complete: the last line and the exit status say so.
+    assert proc.returncode == 1, stderr
     assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("finished with 1 failed cell of 2: tf-cpu/current"), stderr
     merged = json.loads((out / "merged.json").read_text())
+    assert merged["status"] == "finished" and merged["failed_cells"] == ["tf-cpu/current"]
     cells = {f"{c['image']}/{c['profile']}": c for c in merged["cells"]}
     assert set(cells) == {"jax-cpu/current", "jax-cuda/current", "tf-cpu/current", "tf-cuda/current"}
     assert cells["jax-cuda/current"]["status"] == "not_run" and "no NVIDIA GPU" in cells["jax-cuda/current"]["reason"]
@@ -58,6 +61,7 @@ def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
         assert all("warm_samples_s" not in c and c["warm_median_s"] > 0 for c in run["cases"])
         assert run["header"]["environment"].startswith("venv jax-cpu-current-")
     summary = (out / "summary.md").read_text()
+    assert summary.startswith(f"# Run {merged['run_id']} (finished, 1 failed cell of 2: tf-cpu/current)")
     for row in ("| jax-cpu current | local | done (quick) | 2 |", "| tf-cpu current | local | failed |",
                 "| jax-cuda current | local | not run |"):
         assert row in summary, summary
