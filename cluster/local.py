@@ -63,10 +63,7 @@ class LocalCluster:
     @property
     def env(self) -> dict[str, str]:
         """The environment every process of this cluster (and its driver) runs with."""
-        # A raylet waits for its node's agent a limited time and then aborts; four nodes started on two busy
-        # cores (a cell running beside them) can take longer than Ray's default, so it waits 5 minutes here.
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=self.token, RAY_USAGE_STATS_ENABLED="0",
-                   RAY_agent_register_timeout_ms="300000")
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=self.token, RAY_USAGE_STATS_ENABLED="0")
         env.pop("RAY_ADDRESS", None)
         return env
 
@@ -85,8 +82,8 @@ class LocalCluster:
         return self._start(name or f"worker{len(self.nodes)}", ["--num-cpus=1"], resources)
 
     def _start(self, name: str, args: list[str], resources: dict, attempts: int = 3) -> Node:
-        """Start a node, again with fresh ports if it does not come up: `ray start` gives a raylet 30 s to
-        register, which a busy 2-core machine (four nodes, each a handful of Python processes) can miss."""
+        """Start a node, again with fresh ports if it does not come up: a raylet waits 15 s (fixed in Ray 2.58-2.60)
+        for its node's dashboard agent and then aborts, which a busy 2-core machine can miss."""
         for attempt in range(1, attempts + 1):
             if name == "head":
                 self.port = free_port()  # the cluster's address is the head's last attempt's

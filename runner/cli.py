@@ -191,7 +191,7 @@ def bench(
     if address is not None:
         from runner import ray_engine
 
-        (cell,) = ray_engine.plan_on(address, project, [cell])
+        (cell,) = ray_engine.plan_on(address, [cell])
     if not cell.runnable:
         raise UserError(f"{cell.label} cannot run {'on the cluster' if address else 'here'}: {cell.reason}", code=3)
     _run(project, [cell], out, resume, address)
@@ -256,7 +256,7 @@ def run_matrix(
         if address is not None:
             from runner import ray_engine
 
-            cells = ray_engine.plan_on(address, project, cells)
+            cells = ray_engine.plan_on(address, cells)
         t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""))
         for col in ("image", "profile", "device", "needs" if address else "backend", "repeats", "will", "reason"):
             t.add_column(col, overflow="fold")
@@ -369,7 +369,7 @@ def run_census(
     if address is not None:
         from runner import ray_engine
 
-        (cell,) = ray_engine.plan_on(address, project, [cell])
+        (cell,) = ray_engine.plan_on(address, [cell])
     if not cell.runnable:
         raise UserError(f"{cell.label} cannot run {'on the cluster' if address else 'here'}: {cell.reason}", code=3)
     _run(project, [cell], out, resume, address, cell_table=_census_table)

@@ -35,7 +35,7 @@ CONNECT_TIMEOUT_S = 60.0  # to wait for the cluster to show a node with a cell r
 PROBE_TIMEOUT_S = 5.0  # for the head's port to accept a connection
 REPLACEMENT_WAIT_S = 300.0  # after a node died: for another node of its kind (an autoscaler's replacement)
 MAX_ATTEMPTS = 3  # a cell whose node is lost this often is recorded as failed
-_EXCLUDES = ["**/__pycache__", "*.egg-info", ".pytest_cache"]
+_EXCLUDES = ["**/__pycache__"]  # of the py_modules
 
 
 def ray_module():
@@ -50,7 +50,7 @@ def resource(device: str) -> str:
     return RESOURCE.format(device=device)
 
 
-def connect(address: str, project: Project) -> Any:
+def connect(address: str) -> Any:
     """Join the cluster as its driver; this host's runner and harness packages travel to every node as
     py_modules (ray_node.py says why not as a working_dir). A cluster that does not answer is one
     line within seconds (Ray itself would retry for minutes)."""
@@ -121,9 +121,9 @@ def blocked_reason(cell: Cell, found: dict[str, int]) -> Optional[str]:
 
 # --- on the driver ----------------------------------------------------------------------------------------------
 
-def plan_on(address: str, project: Project, cells: list[Cell]) -> list[Cell]:
+def plan_on(address: str, cells: list[Cell]) -> list[Cell]:
     """The cells with the cluster's answer to whether each can run (which nodes offer its device)."""
-    found = wait_for_cells(connect(address, project))
+    found = wait_for_cells(connect(address))
     return [_with_cluster(c, found) for c in cells]
 
 
@@ -131,8 +131,8 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, addre
         display: Callable[[int], Any], on_error: Callable[[Cell, str], None] = lambda c, e: None) -> dict:
     """Run the runnable cells on the cluster; returns merged.json's record as it stands at the end.
     display(total) returns the live view (a progress.ClusterProgress) of a run of that many cells."""
-    ray = connect(address, project)
-    with rundir.running(plan_on(address, project, cells), resume) as run:
+    ray = connect(address)
+    with rundir.running(plan_on(address, cells), resume) as run:
         with display(len(run.todo)) as view:
             driver = Driver(ray, project, rundir, run.states, view, on_error)
             try:

@@ -108,7 +108,7 @@ def cell_values(r: CellRow) -> list[str]:
 
 
 def failed_cells(merged: dict) -> str:
-    """"1 failed cell of 4: jax-tpu-current", for a run's last line and its summary's title."""
+    """"1 failed cell of 4: jax-tpu/current", for a run's last line and its summary's title."""
     failed = merged.get("failed_cells") or []
     runnable = [c for c in merged["cells"] if c["status"] not in ("not_run", "excluded")]
     return f"{len(failed)} failed cell{'s' if len(failed) != 1 else ''} of {len(runnable)}: {', '.join(failed)}"
