@@ -12,8 +12,9 @@ from typing import Callable, Optional, Protocol
 from portability_harness.protocol import Event
 
 from runner import backends
+from runner.backends.base import Environment
+from runner.cell import Cell
 from runner.errors import Stopped, UserError
-from runner.plan import Cell
 from runner.project import Project
 from runner.rundir import CellState, RunDir
 
@@ -58,7 +59,7 @@ def run_cell(project: Project, state: CellState, rundir: RunDir,
     """Every repeat of one cell that has not finished in this folder yet."""
     cell = state.cell
     backend = backends.get(cell.backend, project)
-    environment: Optional[backends.Environment] = None
+    environment: Optional[Environment] = None
     try:
         for repeat in range(1, cell.repeats + 1):
             out = rundir.results_file(cell, repeat)

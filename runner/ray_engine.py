@@ -24,8 +24,8 @@ from typing import Any, Callable, Optional
 
 from portability_harness.protocol import decode
 
+from runner.cell import Cell
 from runner.errors import Stopped, UserError
-from runner.plan import Cell
 from runner.project import Project
 from runner.ray_node import Attempt, NodeStepFailed, pack, run_on_node
 from runner.rundir import CellState, RunDir

@@ -24,8 +24,8 @@ from typing import Any, Iterator, Optional
 from portability_harness.protocol import CaseEnd, Finished, Notice
 
 from runner import backends, harness_dist
+from runner.cell import Cell
 from runner.errors import UserError
-from runner.plan import Cell
 from runner.project import Project
 
 

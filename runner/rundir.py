@@ -1,8 +1,8 @@
 """A results folder and everything about its layout: the one owner of results/<run-id>/.
 
-    <framework>-<device>-<profile>[-r<n>].jsonl   one cell repeat's records, appended by the harness
+    <image>-<profile>[-r<n>].jsonl                one cell repeat's records, appended by the harness
                                                   (-<mode> before -r<n> for a paper-mode cell, -census for
-                                                  a census cell)
+                                                  a census cell); every file of a cell starts <image>-<profile>
     <same name>.log                               what the framework and pytest printed
     <same name>.census.json                       a census cell's cases as collected (for lost-case records)
     matrix.json                                   the plan: each cell with its status, reason and files
@@ -33,8 +33,8 @@ from portability_harness.protocol import log_path
 from portability_harness.records import schema, store
 
 from runner import files, view
+from runner.cell import Cell
 from runner.errors import Stopped, UserError
-from runner.plan import Cell
 
 RUNNABLE = ("pending", "failed", "running", "interrupted")
 _RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
@@ -101,7 +101,7 @@ class RunDir:
         mode = f"-{cell.mode}" if cell.mode != "steady" else ""
         task = f"-{cell.task}" if cell.task != "cases" else ""  # a census beside the same image's cases
         suffix = f"-r{repeat}" if cell.repeats > 1 else ""
-        return self.path / f"{cell.framework}-{cell.device}-{cell.profile.name}{mode}{task}{suffix}.jsonl"
+        return self.path / f"{cell.name}-{cell.profile.name}{mode}{task}{suffix}.jsonl"
 
     def log_file(self, results_file: Path) -> Path:
         return Path(log_path(str(results_file)))

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -120,3 +121,56 @@ def pytest_runtest_makereport(item, call):
     cluster = getattr(item, "funcargs", {}).get("cluster")
     if report.when == "call" and report.failed and hasattr(cluster, "diagnostics"):
         report.sections.append(("ray cluster logs", cluster.diagnostics()))
+
+
+# --- four small real runs that the report's tests read (test_report.py, test_report_page.py) ---------------------
+
+TORCH = ("torch.round", "torch.cuda", "torch.Tensor.is_same_size", "torch.nn.Linear")
+JAX = ("jax.numpy.add", "jax.core.get_aval", "jax.lax.erf")
+RUNS = {  # folder: bench arguments
+    "torch-current": ("--image", "torch-cpu", "--repeats", "2", *(a for f in TORCH for a in ("--functions", f))),
+    "torch-paper2023": ("--image", "torch-cpu", "--profile", "paper2023",
+                        *(a for f in TORCH for a in ("--functions", f))),
+    "jax-steady": ("--image", "jax-cpu", *(a for f in JAX for a in ("--functions", f))),
+    "jax-paper": ("--image", "jax-cpu", "--mode", "paper", *(a for f in JAX for a in ("--functions", f))),
+}
+
+
+def runner_cli(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250"))
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory, venv_for) -> Path:
+    """The four runs, measured once a session; REPORT_RUNS=FOLDER reuses the runs this fixture made before (to work
+    on the report on a slow machine without measuring them again)."""
+    kept = os.environ.get("REPORT_RUNS")
+    if kept:
+        assert all((Path(kept) / name).is_dir() for name in RUNS), f"REPORT_RUNS={kept} lacks some of {list(RUNS)}"
+        return Path(kept)
+    venv_for("torch-cpu"), venv_for("torch-cpu", "paper2023"), venv_for("jax-cpu")
+    base = tmp_path_factory.mktemp("runs")
+    for name, args in RUNS.items():
+        proc = runner_cli("bench", *args, "--backend", "local", "--out", str(base / name))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return base
+
+
+def records(folder: Path) -> list[tuple[dict, dict]]:
+    """(header, case) for every case record under folder, read with nothing but json."""
+    out = []
+    for path in sorted(folder.glob("*.jsonl")):
+        lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+        header = next(r for r in lines if r["record"] == "header")
+        out += [(header, r) for r in lines if r["record"] == "case"]
+    return out
+
+
+@pytest.fixture(scope="session")
+def everything(runs):
+    """The four runs loaded by the report, and their records read with nothing but json."""
+    from runner.report import load
+
+    folders = [runs / name for name in RUNS]
+    return load.load(folders), [r for f in folders for r in records(f)]

@@ -74,7 +74,7 @@ def runs(tmp_path_factory, venv_for) -> dict[str, Path]:
 
 def contents(runs: dict[str, Path], framework: str) -> store.Contents:
     (path,) = runs[framework].glob("*.jsonl")
-    assert path.name == f"{framework}-cpu-current-census.jsonl"
+    assert path.name == f"{IMAGES[framework]}-current-census.jsonl"
     return store.read(str(path))
 
 
@@ -93,7 +93,7 @@ def test_a_census_gives_every_declared_pair_one_outcome_with_its_samples(runs, f
     ids = [r["case_id"] for r in c.cases]
     assert len(ids) == len(set(ids)) and not c.problems() and c.footer is not None
     # The manifest lists what was selected: each of those exactly once, nothing else.
-    manifest = json.loads((runs[framework] / f"{framework}-cpu-current-census.census.json").read_text())
+    manifest = json.loads((runs[framework] / f"{IMAGES[framework]}-current-census.census.json").read_text())
     assert set(manifest) == set(ids)
     for r in c.cases:
         parsed = harness_census.parse_id(r["case_id"])
@@ -174,7 +174,7 @@ def test_cases_that_abort_the_worker_are_each_recorded_once_and_a_spare_worker_t
     proc = finished(runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops", "Unbatch",
                            "--ops", "ZerosLike", *[a for d in dtypes for a in ("--dtypes", d)], "--out", str(out)))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    c = store.read(str(out / "tensorflow-cpu-current-census.jsonl"))
+    c = store.read(str(out / "tf-cpu-current-census.jsonl"))
     ids = [r["case_id"] for r in c.cases]
     assert len(ids) == len(set(ids)) and not c.problems()
     crashed = [r for r in c.cases if r["op"] == "Unbatch"]
@@ -194,7 +194,7 @@ def test_undeclared_dtypes_run_on_request_and_say_so(venv_for, tmp_path):
     proc = finished(runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops", "Cholesky",
                            "--undeclared", "--out", str(out)))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    records = cases_of(out / "tensorflow-cpu-current-census.jsonl")
+    records = cases_of(out / "tf-cpu-current-census.jsonl")
     undeclared = [r for r in records if r["declared"]["cpu"] is False]
     declared = [r for r in records if r["declared"]["cpu"] is True]
     assert declared and undeclared  # e.g. Cholesky's op definition allows half, its CPU kernels do not

@@ -2,64 +2,26 @@
 
 Four small runs, each a real cell on the CPU: PyTorch of today (two repeats) and of 2023 (two setups that
 differ by profile), and JAX measured by the steady protocol and by the study's method (two setups that
-differ by mode). Every table is checked against an independent count over the JSONL records.
+differ by mode), made once for the session by conftest's `runs`. Every table is checked against an independent
+count over the JSONL records; test_report_page.py checks the page a reader sees.
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import statistics
-import subprocess
-import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
-import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CURATED, ROOT, one_line_error
+from conftest import CURATED, JAX, ROOT, TORCH, one_line_error, records, runner_cli
 
-from runner.report import compare, load, render, tables
+from runner.report import compare, latency_tables, load, method_tables, precision_tables, tables
 
 pytestmark = pytest.mark.slow
-
-TORCH = ("torch.round", "torch.cuda", "torch.Tensor.is_same_size", "torch.nn.Linear")
-JAX = ("jax.numpy.add", "jax.core.get_aval", "jax.lax.erf")
-RUNS = {  # folder: bench arguments
-    "torch-current": ("--image", "torch-cpu", "--repeats", "2", *(a for f in TORCH for a in ("--functions", f))),
-    "torch-paper2023": ("--image", "torch-cpu", "--profile", "paper2023",
-                        *(a for f in TORCH for a in ("--functions", f))),
-    "jax-steady": ("--image", "jax-cpu", *(a for f in JAX for a in ("--functions", f))),
-    "jax-paper": ("--image", "jax-cpu", "--mode", "paper", *(a for f in JAX for a in ("--functions", f))),
-}
-
-
-def cli(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250"))
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory, venv_for) -> Path:
-    venv_for("torch-cpu"), venv_for("torch-cpu", "paper2023"), venv_for("jax-cpu")
-    base = tmp_path_factory.mktemp("runs")
-    for name, args in RUNS.items():
-        proc = cli("bench", *args, "--backend", "local", "--out", str(base / name))
-        assert proc.returncode == 0, proc.stderr[-2000:]
-    return base
-
-
-def records(folder: Path) -> list[tuple[dict, dict]]:
-    """(header, case) for every case record under folder, read with nothing but json."""
-    out = []
-    for path in sorted(folder.glob("*.jsonl")):
-        lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-        header = next(r for r in lines if r["record"] == "header")
-        out += [(header, r) for r in lines if r["record"] == "case"]
-    return out
+cli = runner_cli
 
 
 def target_of(header: dict) -> str:
@@ -82,12 +44,6 @@ def independent_verdicts(recs: list[tuple[dict, dict]]) -> dict[tuple[str, str, 
         else:
             verdicts[key] = "skipped"
     return verdicts
-
-
-@pytest.fixture(scope="module")
-def everything(runs):
-    folders = [runs / name for name in RUNS]
-    return load.load(folders), [r for f in folders for r in records(f)]
 
 
 def test_setups_are_named_by_what_varies(everything):
@@ -149,7 +105,7 @@ def test_failure_categories_count_each_failing_case_once(everything):
 
 def test_latency_pairs_use_the_cases_that_passed_on_both(everything):
     r, recs = everything
-    pair = next(p for p in tables.pairs(r) if p.framework == "torch")
+    pair = next(p for p in latency_tables.pairs(r) if p.framework == "torch")
     assert (pair.a, pair.b) == ("cpu current steady", "cpu paper2023 steady")
     medians: dict = defaultdict(list)
     for h, c in recs:
@@ -164,14 +120,14 @@ def test_latency_pairs_use_the_cases_that_passed_on_both(everything):
         assert row[2] == pytest.approx(a) and row[3] == pytest.approx(b) and row[4] == pytest.approx(b / a)
     ratios = pair.table["warm ratio"].tolist()
     assert ratios == sorted(ratios, reverse=True)
-    share = tables.faster_share([pair]).iloc[0]
+    share = latency_tables.faster_share([pair]).iloc[0]
     assert share["functions"] == len(pair.table)
     assert share["faster on a %"] == round(100 * sum(x > 1.1 for x in ratios) / len(ratios), 1)
 
 
 def test_spread_missing_fallbacks_and_cold_warm(everything):
     r, recs = everything
-    spread = tables.spread(r).set_index(["framework", "target"])
+    spread = latency_tables.spread(r).set_index(["framework", "target"])
     files = Counter((h["framework"], target_of(h)) for h in {json.dumps(h, sort_keys=True): h for h, _ in recs}.values())
     for key, n in files.items():
         if key in spread.index:
@@ -182,7 +138,7 @@ def test_spread_missing_fallbacks_and_cold_warm(everything):
     assert set(zip(missing["framework"], missing["function"])) == expected
     assert len(tables.fallbacks(r)) == len({(h["framework"], target_of(h), c["case_id"])
                                             for h, c in recs if c.get("fallback")})
-    cw = tables.cold_warm(r).set_index(["framework", "target"])
+    cw = latency_tables.cold_warm(r).set_index(["framework", "target"])
     both = {(h["framework"], target_of(h), c["case_id"]) for h, c in recs
             if c["outcome"] == "passed" and c["cold_s"] is not None and c["warm_median_s"] is not None}
     for (fw, t), row in cw.iterrows():
@@ -199,12 +155,12 @@ def test_repeat_agreement_matches_the_records(everything):
                 and c["warm_median_s"] is not None:
             by_repeat[h["repeat"]][c["case_id"]] = c
     one, two = by_repeat[1], by_repeat[2]
-    usual = {k: np.percentile([c["calibration_s"] for c in cases.values()], 10) * tables.HOST_SLOW
+    usual = {k: np.percentile([c["calibration_s"] for c in cases.values()], 10) * precision_tables.HOST_SLOW
              for k, cases in by_repeat.items()}
     common = [cid for cid in one if cid in two and min(one[cid]["warm_median_s"], two[cid]["warm_median_s"]) >= 100e-6]
     logs = {cid: abs(np.log(two[cid]["warm_min_s"] / one[cid]["warm_min_s"])) for cid in common}
     calm = [cid for cid in common if one[cid]["calibration_s"] <= usual[1] and two[cid]["calibration_s"] <= usual[2]]
-    row = tables.agreement(r).set_index(["framework", "target"]).loc[("torch", "cpu current steady")]
+    row = precision_tables.agreement(r).set_index(["framework", "target"]).loc[("torch", "cpu current steady")]
     assert common, "the torch run has cases above 100 us to compare"
     assert row["repeats"] == 2 and row["cases"] == len(common)
     assert row["|log ratio| % (minimum)"] == round(100 * float(np.median(list(logs.values()))), 1)
@@ -222,7 +178,7 @@ def test_method_section_counts_match_the_records(everything, runs, tmp_path):
     steady = {k[2]: v for k, v in verdicts.items() if k[:2] == ("jax", "cpu current steady")}
     paper = {k[2]: v for k, v in verdicts.items() if k[:2] == ("jax", "cpu current paper")}
     both = set(steady) & set(paper)
-    m = tables.method(r)
+    m = method_tables.method(r)
     row = m.verdicts[m.verdicts["framework"] == "jax"].iloc[0]
     assert (row["steady"], row["paper"]) == ("cpu current steady", "cpu current paper")
     assert row["functions"] == len(both) == len(JAX)
@@ -248,61 +204,6 @@ def test_method_section_counts_match_the_records(everything, runs, tmp_path):
     differ = sum(steady[f] != paper[f] for f in both)
     rows = [line for line in section.splitlines() if line.startswith("| jax |")]
     assert any(line.endswith(f"| {len(both)} | {differ} |") for line in rows), rows
-
-
-def test_report_writes_markdown_html_and_figures(everything, runs, tmp_path):
-    proc = cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path))
-    assert proc.returncode == 0, proc.stderr
-    md = (tmp_path / "report.md").read_text()
-    r, _ = everything
-    for row in tables.portability(r).itertuples(index=False):
-        assert f"| {row.framework} | {row.target} | {row.version} | {row.functions} |" in md
-    pngs = sorted((tmp_path / "figures").glob("*.png"))
-    names = {p.stem.split("-cpu")[0] for p in pngs}
-    assert {"latency-scatter", "latency-density", "failure-by-decile", "failure-top20", "failure-categories"} <= names
-    for p in pngs:
-        image = matplotlib.image.imread(p)
-        assert image.shape[0] > 200 and image.shape[1] > 200 and image[..., :3].std() > 0.05, p
-    html = (tmp_path / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == len(pngs)
-    assert "src=\"figures/" not in html  # self-contained
-
-
-def browser() -> str:
-    proc = subprocess.run([str(ROOT / "scripts" / "browser.sh")], capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        pytest.fail(f"no Chromium for the screenshot test: {proc.stderr.strip()}")
-    return proc.stdout.strip().splitlines()[-1]
-
-
-def test_report_html_renders_in_headless_chromium(runs, tmp_path):
-    assert cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path)).returncode == 0
-    page = (tmp_path / "report.html").as_uri()
-    flags = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--hide-scrollbars", "--no-first-run", "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run([*flags, "--virtual-time-budget=10000", "--dump-dom", page], capture_output=True,
-                         text=True, timeout=300).stdout
-    figures = len(list((tmp_path / "figures").glob("*.png")))
-    # The page's own check: every embedded figure decoded to a non-empty image.
-    assert f'data-figures="{figures}/{figures}"' in dom
-    assert dom.count("<table") >= 10 and "Portability" in dom and "Latency across setups" in dom
-    shot = tmp_path / "screenshot.png"
-    subprocess.run([*flags, "--window-size=1300,5000", f"--screenshot={shot}", page], capture_output=True,
-                   timeout=300, check=True)
-    pixels = matplotlib.image.imread(shot)[..., :3]
-    assert pixels.shape[:2] == (5000, 1300)
-    not_white = (pixels.min(axis=2) < 0.9).mean()
-    colored = (pixels.max(axis=2) - pixels.min(axis=2) > 0.35).mean()  # the figures' bars, lines and points
-    assert not_white > 0.03 and colored > 0.002, (not_white, colored)
-    kept = Path(os.environ.get("REPORT_SCREENSHOT", tmp_path / "kept.png"))
-    shutil.copy(shot, kept)  # to look at by eye: REPORT_SCREENSHOT=/some/path.png
-
-
-def test_one_setup_only_says_there_are_no_pairs(runs, tmp_path):
-    r = load.load([runs / "torch-paper2023"])
-    assert tables.pairs(r) == []
-    md, _, _ = render.write(r, tmp_path)
-    assert "measured on one setup only" in md.read_text()
 
 
 def test_bad_input_is_one_line_or_a_note(runs, tmp_path):
@@ -436,92 +337,3 @@ def test_report_without_arguments_takes_the_latest_run(runs, tmp_path, tmp_path_
     assert proc.returncode == 0, proc.stderr
     assert (newer / "report.html").exists() and not (older / "report.html").exists()
     one_line_error(cli("report", cwd=tmp_path_factory.mktemp("no-checkout")), "no run under")
-
-
-# --- reading right at a glance ------------------------------------------------------------------------------
-
-def section(md: str, title: str) -> str:
-    """The text of one `## title` section of report.md."""
-    start = md.index(f"## {title}\n")
-    end = md.find("\n## ", start + 1)
-    return md[start:end if end > 0 else len(md)]
-
-
-def test_a_run_where_nothing_fails_says_so_and_draws_no_empty_chart(runs, tmp_path):
-    # jax-steady: jax.numpy.add and jax.lax.erf pass, jax.core.get_aval is missing: nothing fails.
-    r = load.load([runs / "jax-steady"])
-    assert (r.cases["outcome"] != "failed").all()
-    md, _, pngs = render.write(r, tmp_path)
-    text = md.read_text()
-    top = section(text, "Most used functions")
-    assert "no failure rate to chart" in top and "![" not in top
-    deciles = section(text, "Failure by usage decile")
-    assert "no failure rate to chart" in deciles and "![" not in deciles
-    assert not [p.name for p in pngs if p.name.startswith(("failure-top20", "failure-by-decile"))]
-    assert "No case failed." in section(text, "Failure categories")
-    ours = section(text, "Bugs in our own cases")
-    assert "No case failed at all" in ours and "framework's" not in ours
-
-
-def test_the_top20_chart_starts_at_zero_and_labels_its_bars(everything):
-    r, _ = everything
-    t = tables.top20(r)
-    assert (t["all failure %"] > 0).any()  # the 2023 pins fail torch.round
-    from runner.report import figures
-
-    ax = figures.top20_chart(t).axes[0]
-    low, high = ax.get_ylim()
-    assert low == 0 and high >= t[["top-20 failure %", "all failure %"]].max().max()
-    labels = [text.get_text() for text in ax.texts]
-    assert f"{t['all failure %'].iloc[0]:.1f} %" in labels
-
-
-def test_decile_columns_read_as_deciles(everything, tmp_path):
-    r, _ = everything
-    md, _, _ = render.write(r, tmp_path)
-    table = [l for l in section(md.read_text(), "Failure by usage decile").splitlines() if l.startswith("|")]
-    head = [c.strip() for c in table[0].strip("|").split("|")]
-    deciles = sorted(tables.deciles(r)["decile"].unique())
-    assert head[2:] == [f"decile {d}" + {10: " (least used)", 100: " (most used)"}.get(d, "") for d in deciles]
-    assert not [h for h in head if h.endswith("%")]
-    # Each cell: the failure rate with its unit, then failing / ran ("-" where a setup ran none of that decile).
-    cells = [c.strip() for row in table[2:] for c in row.strip("|").split("|")[2:]]
-    assert cells and all(re.fullmatch(r"\d+\.\d % \(\d+/\d+\)|-", c) for c in cells), cells
-
-
-def test_duration_columns_carry_no_unit_in_their_name(everything, runs, tmp_path):
-    r, _ = everything
-    md = render.write(r, tmp_path)[0].read_text()
-    heads = [l for l in md.splitlines() if l.startswith("| framework")]
-    assert heads and not [h for h in heads if "(s)" in h]
-    pair = next(p for p in tables.pairs(r) if p.framework == "torch")
-    assert {"warm a", "warm b", "cold a", "cold b"} <= set(pair.table.columns)
-    unit = re.compile(r"[\d.]+ (s|ms|µs|ns)")
-    for frame in (pair.table, tables.cold_warm(r)):
-        for column in tables.SECONDS & set(frame.columns):
-            assert all(unit.fullmatch(render.cell_text(column, v)) for v in frame[column].dropna()), column
-    assert render.cell_text("study T4", 0.0123) == "12.3 ms"  # the study's milliseconds, read as seconds
-    assert render.cell_text("median cold/warm", 2058.4) == "2,058x"  # not 2.06e+03x
-    # runner compare shares the formatting: its latency columns print their unit too.
-    r1, r2 = sorted((runs / "torch-current").glob("*.jsonl"))
-    proc = cli("compare", str(r1), str(r2), "--all")
-    assert proc.returncode == 0, proc.stderr
-    assert "warm a" in proc.stdout and "(s)" not in proc.stdout and unit.search(proc.stdout)
-
-
-def test_no_schema1_note_for_records_that_carry_their_usage_facts(runs, tmp_path):
-    # Schema 2 and later records carry the catalog: read without any curated/ folder, nothing says schema 1.
-    r = load.load([runs / "jax-steady"], curated_root=None)
-    text = render.write(r, tmp_path)[0].read_text()
-    assert "schema 1" not in text
-    assert "every function of these records is in it" in section(text, "Failure by usage decile")
-
-
-def test_failures_that_are_all_the_frameworks_are_said_plainly(runs, tmp_path):
-    r = load.load([runs / "torch-paper2023"])
-    failing = r.cases[r.cases["outcome"] == "failed"].drop_duplicates(["case_id"])
-    assert len(failing) and (failing["category"] != "case_error").all()
-    ours = section(render.write(r, tmp_path)[0].read_text(), "Bugs in our own cases")
-    n = len(failing)
-    said = "the one failing case" if n == 1 else f"all {n} failing cases"
-    assert f"None of ours: {said} failed in the framework" in ours

@@ -37,7 +37,7 @@ def test_layout_names_each_repeat_and_its_log(tmp_path, cells):
     assert rd.log_file(rd.results_file(cells[0], 2)).name == "jax-cpu-current-r2.log"
     (single,) = plan(Project(ROOT, matrix.load(ROOT / "matrix.toml")),
                      Options(images=("tf-cpu",), backend="local", repeats=1))
-    assert rd.results_file(single, 1).name == "tensorflow-cpu-current.jsonl"
+    assert rd.results_file(single, 1).name == "tf-cpu-current.jsonl"
 
 
 def test_a_new_run_refuses_a_folder_that_holds_a_run_or_results(tmp_path, cells):

@@ -10,7 +10,8 @@ import sys
 from typing import List, Optional
 
 from portability_harness.protocol import Config, ConfigError, Emitter, Error, Exit, Finished, Notice
-from portability_harness.supervisor import HarnessError, Supervisor
+from portability_harness.errors import HarnessError
+from portability_harness.supervisor import Supervisor
 
 USAGE = "usage: python -m portability_harness CONFIG.json"
 

@@ -9,24 +9,26 @@ framework's import would dominate, so once a census has lost a worker the superv
 started, its framework imported and its cases collected, that takes over the moment the running one dies.
 SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
 `interrupted` (a resumed run runs it again). The results file is locked for the run's life.
+What concerns the worker only as a child process (how it ended, its log, ending it) is worker_process.py's.
 """
 from __future__ import annotations
 
 import os
-import re
 import select
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from portability_harness import classify as clf
 from portability_harness import processes
+from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
+from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, kill_session,
+                                                log_tail)
 
 GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump before the kill
 # A worker imports the framework and collects every module before its first case: that start-up is
@@ -34,44 +36,7 @@ GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump be
 STARTUP_S = 600.0
 LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
 WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
-_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] ")  # "F0000 00:00:1795489553.083221 7347 x.cc:52] ..."
-_FAULTHANDLER = re.compile(r"Fatal Python error")
 _INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
-
-
-class HarnessError(Exception):
-    """A problem with the whole cell run (bad --out, worker cannot start): one line for the user."""
-
-    def __init__(self, message: str, code: int = Exit.USAGE):
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass
-class WorkerEnd:
-    returncode: int
-    in_flight: Optional[Tuple[str, str]]  # (case id, function) running when the worker ended
-    timed_out: bool
-    finished: bool
-    error: Optional[Error]
-    progressed: bool
-    memory_bytes: Optional[int] = None  # what the worker held when the memory limit ended it
-
-
-@dataclass
-class Spawned:
-    """A worker process and the read end of its event pipe; a spare also holds the pipe it waits on."""
-    proc: subprocess.Popen
-    events: int
-    go: Optional[int] = None  # a spare's: one byte written hands it the run; closed unwritten, it exits
-
-
-def write_error(path: str, e: OSError) -> HarnessError:
-    """A results file that cannot be written, as one line with the fix."""
-    fix = {28: "free some space, then continue with --resume",  # ENOSPC
-           30: "the file system is read-only; write to another folder"}.get(e.errno or 0,
-                                                                              "write to a folder you can write")
-    return HarnessError(f"cannot write {path}: {e.strerror or e}; {fix}", code=Exit.OUTPUT)
 
 
 class Supervisor:
@@ -178,7 +143,7 @@ class Supervisor:
                 elif not end.progressed:
                     raise HarnessError(
                         f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
-                        + self.log_tail(), code=Exit.WORKER_DIED)
+                        + log_tail(self.log_path), code=Exit.WORKER_DIED)
                 restarts += 1
                 self.emit(Restart(reason=describe_exit(end), restarts=restarts))
         except OSError as e:  # appending a record the worker could not write
@@ -239,13 +204,13 @@ class Supervisor:
                 return spare
         except OSError:  # it died between the look and the write
             pass
-        _discard(spare)
+        discard_spare(spare)
         return None
 
     def end_spare(self) -> None:
         spare, self.spare = self.spare, None
         if spare is not None:
-            _discard(spare)
+            discard_spare(spare)
 
     def run_worker(self) -> WorkerEnd:
         worker = self.take_spare() or self.spawn()
@@ -308,7 +273,7 @@ class Supervisor:
     def kill_worker(self) -> None:
         """End the worker and every process of its session (what its cases started)."""
         if self.proc is not None:
-            _kill_session(self.proc)
+            kill_session(self.proc)
 
     # --- records the supervisor writes itself ---------------------------------------------------------
 
@@ -321,7 +286,7 @@ class Supervisor:
         else:
             category = "crash"
         message = describe_exit(end, self.cfg.timeout_s, self.cfg.memory_limit_mb)
-        detail = self.log_tail()
+        detail = log_tail(self.log_path)
         if detail and category == "crash":
             message += f": {detail}"
         rec = schema.case(function=function, module=self.module_of(case_id), case_id=case_id, params={},
@@ -356,55 +321,3 @@ class Supervisor:
         self.append(schema.footer(counts, worker_restarts=restarts, spares_taken=self.spares_taken,
                                   engine=self.cfg.engine or None))
         self.emit(Finished(counts=counts))
-
-    def log_tail(self) -> str:
-        """The most telling line the dead worker left in its log: a glog FATAL line (a C++ CHECK that aborted
-        the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
-        try:
-            with open(self.log_path, "rb") as f:
-                # faulthandler's dump of every thread's stack can run to tens of kilobytes after the cause
-                f.seek(max(0, os.path.getsize(self.log_path) - 65536))
-                lines = [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
-        except OSError:
-            return ""
-        # pytest's progress dots run on into the line faulthandler starts: "ss.Fatal Python error: Aborted"
-        for telling in (_GLOG_FATAL, _FAULTHANDLER):
-            for line in reversed(lines):
-                found = telling.search(line)
-                if found:
-                    return line[found.start():][:300]
-        return lines[-1][:300] if lines else ""
-
-
-def _kill_session(proc: subprocess.Popen) -> None:
-    """End a worker and every process of its session."""
-    members = processes.session_members(proc.pid)
-    if proc.poll() is None:
-        members.add(proc.pid)
-    processes.kill(members)
-
-
-def _discard(spare: Spawned) -> None:
-    """End a spare that will not take over: its pipes closed, its session killed, the process reaped."""
-    for fd in (spare.go, spare.events):
-        try:
-            os.close(fd)  # type: ignore[arg-type]
-        except OSError:  # the go pipe is closed once written
-            pass
-    _kill_session(spare.proc)
-    spare.proc.wait()
-
-
-def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:
-    if end.timed_out:
-        return f"exceeded the per-case timeout of {timeout_s:g} s and was killed" if timeout_s else "timed out"
-    if end.memory_bytes is not None:
-        limit = f" of {memory_limit_mb / 1024:.3g} GiB" if memory_limit_mb else ""
-        return f"held {end.memory_bytes / 2 ** 30:.3g} GiB, more than the memory limit{limit}, and was killed"
-    if end.returncode < 0:
-        try:
-            name = signal.Signals(-end.returncode).name
-        except ValueError:
-            name = f"signal {-end.returncode}"
-        return f"the worker died with {name}"
-    return f"the worker exited with status {end.returncode}"

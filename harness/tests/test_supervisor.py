@@ -13,9 +13,10 @@ import textwrap
 
 import pytest
 
+from portability_harness.errors import HarnessError
 from portability_harness.protocol import Config, Exit, decode
 from portability_harness.records import schema, store
-from portability_harness.supervisor import HarnessError, Supervisor
+from portability_harness.supervisor import Supervisor
 
 WORKER = textwrap.dedent('''
     import json, os, sys, time

@@ -28,13 +28,13 @@ from docker.types import DeviceRequest
 from portability_harness.protocol import Config, Event
 
 from runner import harness_dist
-from runner.backends import STOP_WAIT_S, Backend, Environment, Log, harness_events, telling_error
+from runner.backends.base import STOP_WAIT_S, Backend, Environment, Log, harness_events, telling_error
 from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
 if TYPE_CHECKING:
-    from runner.plan import Cell
+    from runner.cell import Cell
 
 REPOSITORY = "portability-runner"
 IMAGE_UID = 1000  # the `runner` user that images/install.sh creates

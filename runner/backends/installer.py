@@ -10,12 +10,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
-from runner.backends import telling_error
+from runner.backends.base import Log, telling_error
 from runner.errors import UserError
 
-Log = Callable[[str], None]
 # Lines worth showing while an environment is built: what is being fetched and installed.
 _PROGRESS = re.compile(r"^\s*(Collecting|Downloading|Downloaded|Installing|Installed|Resolved|Prepared|Building)\b")
 # pip configuration keys that name where packages come from, and uv's option for each.

@@ -24,14 +24,14 @@ from portability_harness import processes
 from portability_harness.protocol import Config, Event
 
 from runner import harness_dist
-from runner.backends import STOP_WAIT_S, Backend, Environment, Log, harness_events, interpreters
+from runner.backends import interpreters
+from runner.backends.base import STOP_WAIT_S, Backend, Environment, Log, harness_events
 from runner.backends.installer import Installer, uv_executable
-from runner.errors import UserError
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
 if TYPE_CHECKING:
-    from runner.plan import Cell
+    from runner.cell import Cell
 
 _COMPLETE = ".runner-complete"
 _HARNESS = ".runner-harness"  # the wheel installed, by its hash

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from runner.errors import UserError
-from runner.report import tables
+from runner.report import latency_tables, tables
 from runner.report.load import Results
 
 DATA = Path(__file__).parent / "data"
@@ -24,7 +24,8 @@ class BaselineComparison:
     notes: list[str] = field(default_factory=list)
 
 
-def _read(name: str) -> pd.DataFrame:
+def read(name: str) -> pd.DataFrame:
+    """One of the study's published tables, its frameworks named as ours are."""
     frame = pd.read_csv(DATA / f"paper2023-{name}.csv")
     frame["framework"] = frame["framework"].map(_FRAMEWORK)
     return frame
@@ -34,14 +35,14 @@ def compare(r: Results, name: str) -> BaselineComparison:
     if name not in BASELINES:
         raise UserError(f"unknown baseline {name!r}; choose one of {', '.join(BASELINES)}")
     frameworks = [fw for fw in tables.FRAMEWORKS if fw in set(r.cases["framework"])]
-    study = _read("portability")
+    study = read("portability")
     study = study[study["framework"].isin(frameworks)].assign(source=lambda s: s["device"].map(_DEVICE))
     run = tables.portability(r).assign(source=lambda s: "this run: " + s["target"])
     columns = ["framework", "source", "functions", "pass %", "partial %", "complete %"]
     study = study.rename(columns={f"{v}_pct": f"{v} %" for v in tables.RAN})
     portability = _by_framework(pd.concat([study[columns], run[columns]], ignore_index=True), frameworks)
 
-    top = _read("top20")
+    top = read("top20")
     top = top[top["framework"].isin(frameworks)].assign(source=lambda s: s["device"].map(_DEVICE)).rename(
         columns={"top20_failure_pct": "top-20 failure %", "all_failure_pct": "all failure %"})
     mine = tables.top20(r).assign(source=lambda s: "this run: " + s["target"])
@@ -59,12 +60,12 @@ def _by_framework(frame: pd.DataFrame, frameworks: list[str]) -> pd.DataFrame:
 
 def _ratios(r: Results, frameworks: list[str]) -> tuple[pd.DataFrame, list[str]]:
     """The study's v3-8 / T4 ratio per function beside this run's TPU / CUDA ratio, where both exist."""
-    study = _read("latency-t4-v3")
+    study = read("latency-t4-v3")
     study["study ratio"] = study["tpu_v3_ms"] / study["gpu_t4_ms"]
     labels = r.catalog.assign(label=r.catalog["paper_label"].fillna(r.catalog["function"]))
     devices = r.cases.drop_duplicates(["framework", "target"]).set_index(["framework", "target"])["device"]
     rows, notes = [], []
-    pairs = {p.framework: p for p in tables.pairs(r)
+    pairs = {p.framework: p for p in latency_tables.pairs(r)
              if devices[(p.framework, p.a)] == "cuda" and devices[(p.framework, p.b)] == "tpu"}
     for fw in frameworks:
         mine = study[study["framework"] == fw]

@@ -26,6 +26,7 @@ from portability_harness.declared.dtypes import sort_key  # noqa: E402
 
 from runner import census  # noqa: E402
 from runner.report import figures, tables  # noqa: E402
+from runner.report.blocks import Section, Table, counted  # noqa: E402
 from runner.report.load import DEVICE_ORDER, Results  # noqa: E402
 from runner.view import format_seconds  # noqa: E402
 
@@ -54,11 +55,12 @@ def anchor(framework: str, target: str, what: str) -> str:
     return "census-" + figures.slug(f"{framework} {target} {what}")
 
 
-def section(r: Results, figure_dir: Path) -> Any:
-    """The census section (a sections.Section)."""
-    from runner.report.sections import Section, Table
-
+def section(r: Results, figure_dir: Path) -> Section:
     frame = r.census
+    if frame.empty:  # one line on how to get it, not a heading over nothing
+        return Section(TITLE, summary="No census in these records: `runner census --framework torch --out FOLDER` "
+                                      "runs one (PyTorch's OpInfo database; jax and tensorflow too); report that "
+                                      "folder beside this one.")
     blocks: list[Any] = [
         "Every op and dtype the frameworks' own test databases know (PyTorch's OpInfo database, JAX's primitive "
         "test harnesses; for TensorFlow, which ships none, its kernel registry with generated inputs), run through "
@@ -70,9 +72,6 @@ def section(r: Results, figure_dir: Path) -> Any:
         "or failed as the database itself expects (its skip, expected failure or limitation covers it); no input: "
         "no input could be built (category_source generator or db), which is never counted as the framework's "
         "failure."]
-    if frame.empty:
-        return Section(TITLE, blocks + ["No census records here: run `runner census --framework F --out FOLDER` and "
-                                        "report that folder."])
     frame = _with_status(frame)
     if frame["quick"].any():
         blocks.append("Note: measured with --quick: the timed samples' latencies are indicative only.")
@@ -105,7 +104,11 @@ def section(r: Results, figure_dir: Path) -> Any:
                                          "failures)"))
     blocks += _changes(frame)
     blocks += _latency(frame, figure_dir)
-    return Section(TITLE, blocks)
+    statuses = frame["status"].value_counts()
+    return Section(TITLE, blocks, summary=(
+        f"{counted(len(frame), 'op x dtype case')} of {frame['op'].nunique()} ops on "
+        f"{counted(len(frame.drop_duplicates(['framework', 'target'])), 'setup')}"
+        ": " + ", ".join(f"{n} {status}" for status, n in statuses.items()) + "."))
 
 
 # --- frames -------------------------------------------------------------------------------------------------
@@ -249,11 +252,7 @@ def _support_map(g: pd.DataFrame, framework: str, target: str, out: Path) -> lis
     name = "census-map-" + figures.slug(f"{framework} {target}")
     caption = (f"{framework} on {target}: the support map, {n} ops x {len(wide.columns)} dtypes "
                f"({len(g)} pairs); white: not in the census")
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{name}.png"
-    fig.savefig(path, dpi=140, bbox_inches="tight")
-    plt.close(fig)
-    return [figures.Figure(path, caption)]
+    return [figures.save(fig, out, name, caption, dpi=140)]
 
 
 # --- between setups ----------------------------------------------------------------------------------------
@@ -269,7 +268,6 @@ def _pairs(frame: pd.DataFrame, same_device: Optional[bool] = None):
 
 
 def _changes(frame: pd.DataFrame) -> list[Any]:
-    from runner.report.sections import Table
 
     blocks: list[Any] = []
     for fw, a, b, ga, gb in _pairs(frame):
@@ -295,7 +293,6 @@ def _changes(frame: pd.DataFrame) -> list[Any]:
 
 
 def _latency(frame: pd.DataFrame, out: Path) -> list[Any]:
-    from runner.report.sections import Table
 
     blocks: list[Any] = []
     rows, summaries = [], []
@@ -329,12 +326,8 @@ def _latency(frame: pd.DataFrame, out: Path) -> list[Any]:
     ax.set_xlabel("log10 of the warm-median ratio (b / a): right of 0 is slower on b")
     ax.set_ylabel("op x dtype pairs")
     ax.legend(fontsize=7)
-    path = out / "census-latency-ratios.png"
-    out.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    blocks.append(figures.Figure(path, "Distribution of the cross-device ratios of the census's timed samples"))
+    blocks.append(figures.save(fig, out, "census-latency-ratios", "Distribution of the cross-device ratios of the "
+                                                                   "census's timed samples"))
     for (fw, a, b), g in all_rows.groupby(["framework", "a", "b"], sort=False):
         g = g.sort_values("ratio", ascending=False)
         shown = pd.concat([g.head(15), g.tail(15)]).drop_duplicates(["op_key", "dtype"])

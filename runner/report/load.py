@@ -20,6 +20,8 @@ from runner.rundir import RunDir
 
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
 SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
+# Facts of the header about the run rather than the setup: for the report's set-up line and rerun commands.
+RUN_FIELDS = ("image", "host", "started_at")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
                "warm_stop", "calibration_s", "params")
@@ -88,7 +90,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
         raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
                         "`runner bench --out FOLDER` first, and pass that folder")
     cases = pd.DataFrame(rows, columns=None if rows else [*SETUP_FIELDS, "file", "repeat", "run_id", "quick",
-                                                            "position", *CASE_FIELDS])
+                                                            "position", *RUN_FIELDS, *CASE_FIELDS])
     cases["target"] = _target_labels(cases) if rows else pd.Series(dtype=object)
     census = pd.DataFrame(census_rows)
     if census_rows:
@@ -156,7 +158,8 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
         if c.get("outcome") == "interrupted":
             continue  # no result (noted above)
         row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id"),
-               "quick": bool(header.get("quick")), "position": position}
+               "quick": bool(header.get("quick")), "position": position,
+               **{k: header.get(k) or "" for k in RUN_FIELDS}}
         row.update({k: c.get(k) for k in CASE_FIELDS})
         if samples:
             row["warm_samples_s"] = c.get("warm_samples_s") or []

@@ -12,6 +12,7 @@ from rich.table import Table as RichTable
 
 from runner import files
 from runner.report import figures, sections, tables
+from runner.report.blocks import RERUN, Section, Table
 from runner.report.load import Results
 from runner.view import format_seconds
 
@@ -52,23 +53,37 @@ def rich(frame: pd.DataFrame, title: str = "") -> RichTable:
     return t
 
 
+# --- folding --------------------------------------------------------------------------------------------------
+
+FOLD = 25  # rows: a longer table is folded, its row count in the fold's summary, with a filter box
+SHOWN = 200  # rows: a longer table shows its first rows in the page; all of them are in its CSV file beside it
+
+
+def _fold_label(t: Table) -> str:
+    rows = len(t.frame)
+    shown = f"; the first {SHOWN} shown, all in {t.csv}" if t.csv else ""
+    return f"{t.caption or 'Table'} ({rows} rows{shown})"
+
+
 # --- Markdown ----------------------------------------------------------------------------------------------
 
-def _md_table(t: sections.Table) -> str:
-    head = [str(c) for c in t.frame.columns]
-    lines = [f"*{t.caption}*", ""] if t.caption else []
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(v.replace("|", "\\|").replace("\n", " ") for v in row) + " |"
-              for row in _texts(t.frame)]
-    return "\n".join(lines)
+def _md_table(t: Table) -> str:
+    frame = t.frame.head(SHOWN) if t.csv else t.frame
+    head = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(v.replace("|", "\\|").replace("\n", "<br>") for v in row) + " |"
+              for row in _texts(frame)]
+    if len(t.frame) > FOLD:  # GitHub and most viewers fold <details> in Markdown too
+        return "\n".join([f"<details><summary>{html.escape(_fold_label(t))}</summary>", "", *lines, "", "</details>"])
+    return "\n".join(([f"*{t.caption}*", ""] if t.caption else []) + lines)
 
 
-def markdown(secs: list[sections.Section], title: str, out_dir: Path, banner: str | None = None) -> str:
+def markdown(secs: list[Section], title: str, out_dir: Path, banner: str | None = None) -> str:
     parts = [f"# {title}", ""] + ([f"> **{banner}**", ""] if banner else [])
     for s in secs:
-        parts += [f"## {s.title}", ""]
+        parts += [f"## {s.title}", ""] + ([f"**{s.summary}**", ""] if s.summary else [])
         for b in s.blocks:
-            if isinstance(b, sections.Table):
+            if isinstance(b, Table):
                 parts += [_md_table(b), ""]
             elif isinstance(b, figures.Figure):
                 parts += [f"![{b.caption}]({b.path.relative_to(out_dir).as_posix()})", ""]
@@ -80,8 +95,8 @@ def markdown(secs: list[sections.Section], title: str, out_dir: Path, banner: st
 # --- HTML --------------------------------------------------------------------------------------------------
 
 _CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-top: .6em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; margin: .2em 0; } h2 { border-bottom: 1px solid #ccc; padding-top: .6em; }
 table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: 13px; }
 caption { text-align: left; font-style: italic; padding: .2em 0; }
 th, td { border: 1px solid #d4d4d4; padding: .25em .55em; text-align: left; vertical-align: top; }
@@ -89,41 +104,83 @@ th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } td.short { white-space: nowrap; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; } nav a { margin-right: 1em; } .note { color: #8a5a00; }
-.scroll { overflow-x: auto; max-width: 100%; }
+.scroll { overflow-x: auto; max-width: 100%; } .summary { font-weight: 600; }
 .banner { background: #fff3cd; border: 1px solid #e0c36a; padding: .6em .9em; font-weight: 600; }
+details { margin: .4em 0 1em; } details > summary { cursor: pointer; color: #1a4f8a; }
+input.filter { margin: .4em 0; padding: .2em .4em; width: 24em; }
+code.cmd { user-select: all; -webkit-user-select: all; background: #f4f4f4; padding: 0 .3em; cursor: copy; }
+#grid td { white-space: pre-line; }
+#grid td.pass { background: #e3f4e1; } #grid td.partial { background: #fff1cc; }
+#grid td.complete-failure, #grid td.failed-to-run { background: #f9d7d4; }
+#grid td.incompatible { background: #e4e4f4; } #grid td.not-run { background: #f2f2f2; color: #666; }
 """
 
-# Lets a reader (and the screenshot test) see that every embedded figure decoded.
+# Lets a reader (and the screenshot test) see that every embedded figure decoded; filters a folded table's rows
+# by the text typed above it (no network, no library).
 _SCRIPT = """window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(document.images);
   var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
   document.body.setAttribute('data-figures', ok + '/' + imgs.length);
+  // A link to a table folded away opens its fold (the counts link to the cases behind them).
+  function reveal() {
+    var at = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    for (var el = at; el; el = el.parentElement) { if (el.tagName === 'DETAILS') { el.open = true; } }
+    if (at) { at.scrollIntoView(); }
+  }
+  window.addEventListener('hashchange', reveal);
+  reveal();
+  document.querySelectorAll('input.filter').forEach(function (box) {
+    box.addEventListener('input', function () {
+      var words = box.value.toLowerCase().split(/\\s+/).filter(Boolean), shown = 0;
+      var rows = box.parentNode.querySelectorAll('tbody tr');
+      rows.forEach(function (row) {
+        var text = row.textContent.toLowerCase();
+        var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
+        row.style.display = keep ? '' : 'none';
+        if (keep) { shown += 1; }
+      });
+      box.nextElementSibling.textContent = shown + ' of ' + rows.length + ' rows';
+    });
+  });
 });"""
 
 
 _SHORT = 16  # characters: a cell this short is kept on one line
 
 
-def _html_table(t: sections.Table) -> str:
+def _html_cell(t: Table, series: pd.Series, col: object, text: str) -> str:
     e = html.escape
-    rows = []
-    for (_, series), texts in zip(t.frame.iterrows(), _texts(t.frame)):
-        cells = []
-        for col, text in zip(t.frame.columns, texts):
-            value = series[col]
-            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            anchor = t.link(series, col) if t.link else None
-            inner = f'<a href="#{e(anchor)}">{e(text)}</a>' if anchor else e(text)
-            # A short value ("20.0 % (1/5)", "29.1 ms") never breaks over two lines; messages and case ids may.
-            css = " ".join(c for c in ("num" if numeric else "", "short" if len(text) <= _SHORT else "") if c)
-            cells.append(f'<td class="{css}">{inner}</td>' if css else f"<td>{inner}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+    value = series[col]
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    anchor = t.link(series, str(col)) if t.link else None
+    if col == RERUN and text != "-":
+        inner = f'<code class="cmd" title="one click selects the command">{e(text)}</code>'
+    else:
+        inner = f'<a href="#{e(anchor)}">{e(text)}</a>' if anchor else e(text)
+    # A short value ("20.0 % (1/5)", "29.1 ms") never breaks over two lines; messages and case ids may.
+    css = [c for c in ("num" if numeric else "", "short" if len(text) <= _SHORT else "",
+                       (t.classes(series, str(col)) or "") if t.classes else "") if c]
+    return f'<td class="{" ".join(css)}">{inner}</td>' if css else f"<td>{inner}</td>"
+
+
+def _html_table(t: Table) -> str:
+    e = html.escape
+    frame = t.frame.head(SHOWN) if t.csv else t.frame
+    rows = ["<tr>" + "".join(_html_cell(t, series, col, text) for col, text in zip(frame.columns, texts)) + "</tr>"
+            for (_, series), texts in zip(frame.iterrows(), _texts(frame))]
     ident = f' id="{e(t.anchor)}"' if t.anchor else ""
-    caption = f"<caption>{e(t.caption)}</caption>" if t.caption else ""
+    folded = len(t.frame) > FOLD
+    caption = f"<caption>{e(t.caption)}</caption>" if t.caption and not folded else ""
     head = "".join(f"<th>{e(str(c))}</th>" for c in t.frame.columns)
     # A table wider than the page scrolls within its own box instead of running past the page's edge.
-    return (f'<div class="scroll"><table{ident}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
-            "</tbody></table></div>")
+    table = (f'<div class="scroll"><table{ident}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+             "</tbody></table></div>")
+    if not folded:
+        return table
+    csv = f' <a href="{e(t.csv)}">all rows as CSV</a>' if t.csv else ""
+    return (f"<details><summary>{e(_fold_label(t))}</summary>"
+            f'<input class="filter" type="search" placeholder="filter rows: words to match"> <span></span>{csv}'
+            f"{table}</details>")
 
 
 def _html_figure(f: figures.Figure) -> str:
@@ -132,14 +189,16 @@ def _html_figure(f: figures.Figure) -> str:
             f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
 
 
-def page(secs: list[sections.Section], title: str, banner: str | None = None) -> str:
+def page(secs: list[Section], title: str, banner: str | None = None) -> str:
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p class="banner">{html.escape(banner)}</p>' if banner else "",
             "<nav>" + "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in secs) + "</nav>"]
     for s in secs:
         body.append(f'<h2 id="{s.anchor}">{html.escape(s.title)}</h2>')
+        if s.summary:
+            body.append(f'<p class="summary">{html.escape(s.summary)}</p>')
         for b in s.blocks:
-            if isinstance(b, sections.Table):
+            if isinstance(b, Table):
                 body.append(_html_table(b))
             elif isinstance(b, figures.Figure):
                 body.append(_html_figure(b))
@@ -148,6 +207,20 @@ def page(secs: list[sections.Section], title: str, banner: str | None = None) ->
                 body.append(f"<p{css}>{html.escape(b)}</p>")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
             f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>{''.join(body)}</body></html>\n")
+
+
+def _write_csvs(secs: list[Section], out_dir: Path) -> None:
+    """Every table too long to show whole gets its rows as CSV under tables/, named after its section."""
+    folder = out_dir / "tables"
+    for old in folder.glob("*.csv"):  # a table a new report no longer has must not linger
+        old.unlink()
+    for s in secs:
+        long = [b for b in s.blocks if isinstance(b, Table) and len(b.frame) > SHOWN]
+        for i, t in enumerate(long, 1):
+            name = f"tables/{s.anchor}{'-' + str(i) if len(long) > 1 else ''}.csv"
+            folder.mkdir(exist_ok=True)
+            files.write_text(out_dir / name, t.frame.to_csv(index=False))
+            t.csv = name
 
 
 def write(r: Results, out_dir: Path) -> tuple[Path, Path, list[Path]]:
@@ -163,6 +236,7 @@ def write(r: Results, out_dir: Path) -> tuple[Path, Path, list[Path]]:
     md = out_dir / "report.md"
     html_path = out_dir / "report.html"
     banner = sections.banner(r)
+    _write_csvs(secs, out_dir)
     files.write_text(md, markdown(secs, title, out_dir, banner))
     files.write_text(html_path, page(secs, title, banner))
     return md, html_path, sorted(figure_dir.glob("*.png"))

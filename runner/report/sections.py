@@ -5,39 +5,16 @@ repeats, no deciles), the section stays and says what is missing and how to get 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Optional
 
 import pandas as pd
 
 from runner import view
-from runner.report import census, figures, tables
+from runner.report import (census, declared_section, figures, latency_tables, measurement_sections, overview, rerun,
+                           tables)
+from runner.report.blocks import RERUN, Block, Section, Table, counted, percent
 from runner.report.load import Results
-
-# (row, column) -> the anchor a table cell links to, or None
-Link = Callable[[pd.Series, str], Optional[str]]
-
-
-@dataclass
-class Table:
-    frame: pd.DataFrame
-    caption: str = ""
-    link: Optional[Link] = None
-    anchor: Optional[str] = None
-
-
-Block = Union[str, Table, figures.Figure]
-
-
-@dataclass
-class Section:
-    title: str
-    blocks: list[Block] = field(default_factory=list)
-
-    @property
-    def anchor(self) -> str:
-        return figures.slug(self.title)
 
 
 def case_anchor(framework: str, target: str, category: str) -> str:
@@ -48,35 +25,33 @@ def banner(r: Results) -> Optional[str]:
     """What a reader must know before any table: shown above everything."""
     if not r.quick:
         return None
-    files = sorted(set(r.cases.loc[r.cases["quick"], "file"]))
-    return f"{view.QUICK} Quick records: {', '.join(files)}."
+    files = sorted({Path(f).name for f in r.cases.loc[r.cases["quick"], "file"]})
+    # Short enough to leave the grid on the first screen however many cells ran quick.
+    which = ", ".join(files) if len(files) <= 3 else f"{len(files)} of {r.cases['file'].nunique()} results files"
+    return f"{view.QUICK} Quick records: {which}."
 
 
 def build(r: Results, figure_dir: Path) -> list[Section]:
     if r.cases.empty:  # census records only: the study's sections have nothing to show
         return [_sources(r), census.section(r, figure_dir)]
-    pair_list = tables.pairs(r)
     return [
+        overview.section(r),
         _sources(r),
-        Section("Setups", ["Each column of this report is one setup: a framework on a device kind, with the "
-                           "profile and measurement mode when the data holds more than one.",
-                           Table(tables.setups(r))]),
+        _setups(r),
         _portability(r),
         _top20(r, figure_dir),
         _deciles(r, figure_dir),
         _categories(r, figure_dir),
-        _declared(r),
-        _latency_pairs(pair_list, figure_dir),
-        Section("Latency densities", ["Per-function warm medians on each setup (Figure 2 of the study)."]
-                + (figures.latency_density(tables.function_latency(r), figure_dir)
-                   or ["No setup has two functions with warm latency to draw."])),
-        _generations(r),
-        _cold_warm(r),
-        _method(r),
-        _measurement(r, figure_dir),
-        _spread(r),
-        _listing("Fallbacks", tables.fallbacks(r),
-                 "Cases where an op ran on another device than the cell's.", "No case recorded a fallback."),
+        declared_section.section(r),
+        measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
+        measurement_sections.densities(r, figure_dir),
+        measurement_sections.generations(r),
+        measurement_sections.cold_warm(r),
+        measurement_sections.method(r),
+        measurement_sections.precision(r, figure_dir),
+        measurement_sections.spread(r),
+        _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's.",
+                 "No case recorded a fallback (an op run on another device than the cell's)."),
         _listing("Recompiling steady state", tables.recompiling(r),
                  "Cases whose warm samples still compiled: their warm median includes compilation.",
                  "No case compiled during its warm samples (or the framework does not report compilations)."),
@@ -89,22 +64,43 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
 
 
 def _sources(r: Results) -> Section:
-    blocks: list[Block] = ["Read from: " + ", ".join(str(s) for s in r.sources) + "."]
+    blocks: list[Block] = ["Read from: " + ", ".join(str(s) for s in r.sources) + ". The rerun command measures a "
+                           "cell again into a new folder, or continues one that did not finish in its own."]
+    summary = f"{counted(r.cases['file'].nunique() if not r.cases.empty else 0, 'results file')} read"
     if r.cells:
         cells = pd.DataFrame(r.cells)
-        keep = [c for c in ("image", "profile", "status", "backend", "reason") if c in cells.columns]
+        quick = rerun.quick_folders(r.cases)
+        per_folder = cells.groupby("source")["image"].transform("size") if "source" in cells else 1
+        cells[RERUN] = [rerun.for_cell(c, str(c.get("source")) in quick, int(n))
+                        for c, n in zip(r.cells, per_folder if "source" in cells else [1] * len(cells))]
+        keep = [c for c in ("image", "profile", "status", "backend", "reason", RERUN) if c in cells.columns]
         blocks.append(Table(cells[keep].fillna(""), "Cells the matrix planned, and why any did not run"))
+        states = cells["status"].value_counts()
+        summary += "; cells planned: " + ", ".join(f"{n} {status}" for status, n in states.items())
     blocks += [f"Note: {n}" for n in r.notes]
-    return Section("Sources", blocks)
+    if r.notes:
+        summary += f"; {counted(len(r.notes), 'note')} on what could not be read (below)"
+    return Section("Sources", blocks, summary=summary + ".")
+
+
+def _setups(r: Results) -> Section:
+    t = tables.setups(r)
+    return Section("Setups", ["Each column of this report is one setup: a framework on a device kind, with the "
+                              "profile and measurement mode when the data holds more than one.", Table(t)],
+                   summary=f"{counted(len(t), 'setup')}: " + ", ".join(
+                       f"{row['framework']} {row['version']} on {row['target']}" for _, row in t.iterrows()) + ".")
 
 
 def _portability(r: Results) -> Section:
+    t = tables.portability(r)
     return Section("Portability", [
         "Per function, over every case and repeat on the setup: pass (every case that ran passed), partial, "
         "complete (every case failed). Percentages are of the functions that ran (pass + partial + complete), "
         "as in Tables 1 and 8 of the study. Missing: the name does not exist in that version. Skipped: no case "
         "applied to the device. case_error: only our own broken cases ran (listed at the end).",
-        Table(tables.portability(r))])
+        Table(t)], summary="Functions passing: " + ", ".join(
+            f"{row['framework']} {row['target']} {row['pass']} of {row['functions']}" for _, row in t.iterrows())
+        + ".")
 
 
 def _top20(r: Results, out: Path) -> Section:
@@ -113,7 +109,7 @@ def _top20(r: Results, out: Path) -> Section:
                            "against all functions of the study's sample (Table 4 and Figure 5 of the study).",
                            _sample_scope(r)]
     if t.empty:
-        return Section("Most used functions", blocks + [_no_sample_ran(r) + "."])
+        return Section("Most used functions", blocks, summary=_no_sample_ran(r) + ".")
     blocks.append(Table(t))
     if t["top-20 functions"].sum() == 0:
         blocks.append("No top-20 function ran: the top-20 rate is empty.")
@@ -121,7 +117,9 @@ def _top20(r: Results, out: Path) -> Section:
         blocks += figures.failure_top20(t, out)
     else:  # a chart of zero-height bars says nothing a sentence cannot
         blocks.append("No function of the study's sample failed on any setup, so there is no failure rate to chart.")
-    return Section("Most used functions", blocks)
+    return Section("Most used functions", blocks, summary="Failure rate, top 20 against all sampled functions: " + ", ".join(
+        f"{row['framework']} {row['target']} {percent(row['top-20 failure %'])} against "
+        f"{percent(row['all failure %'])}" for _, row in t.iterrows()) + ".")
 
 
 def _deciles(r: Results, out: Path) -> Section:
@@ -130,7 +128,7 @@ def _deciles(r: Results, out: Path) -> Section:
                            "the study).", _sample_scope(r)]
     d = tables.deciles(r)
     if d.empty:
-        return Section("Failure by usage decile", blocks + [_no_sample_ran(r) + ": there is no decile to show."])
+        return Section("Failure by usage decile", blocks, summary=_no_sample_ran(r) + ": there is no decile to show.")
     blocks.append(Table(_decile_table(d, r), "Functions failing in each decile: % (failing / ran)"))
     # A setup where nothing failed gets a sentence, not a flat line at zero.
     failing = d.groupby(tables.KEYS)["failed"].transform("sum") > 0
@@ -140,7 +138,12 @@ def _deciles(r: Results, out: Path) -> Section:
         blocks.append("No function of the study's sample failed in any decile on "
                       + ", ".join(f"{fw} {t}" for fw, t in zip(calm["framework"], calm["target"]))
                       + ", so there is no failure rate to chart there.")
-    return Section("Failure by usage decile", blocks)
+    worst = d.sort_values("failure %", ascending=False, kind="stable").iloc[0]
+    summary = (f"{int(d['functions'].sum())} sampled functions in {d['decile'].nunique()} deciles; "
+               + (f"the highest failure rate is {worst['failure %']} % ({worst['failed']}/{worst['functions']}) in "
+                  f"decile {worst['decile']} on {worst['framework']} {worst['target']}." if worst["failed"]
+                  else "none failed."))
+    return Section("Failure by usage decile", blocks, summary=summary)
 
 
 def _decile_table(d: pd.DataFrame, r: Results) -> pd.DataFrame:
@@ -163,10 +166,10 @@ def _sample_scope(r: Results) -> str:
         return text + "; every function of these records is in it."
     parts = []
     if len(own):
-        parts.append(f"{_count(len(own), 'function')} of these records {'is' if len(own) == 1 else 'are'} outside "
+        parts.append(f"{counted(len(own), 'function')} of these records {'is' if len(own) == 1 else 'are'} outside "
                      f"it and counted in Portability only: {_names(own['function'])}")
     if len(unknown):
-        parts.append(f"{_count(len(unknown), 'function')} {'has' if len(unknown) == 1 else 'have'} no usage facts "
+        parts.append(f"{counted(len(unknown), 'function')} {'has' if len(unknown) == 1 else 'have'} no usage facts "
                      f"({_names(unknown['function'])}): records of schema 1 carry none; run the report from the "
                      "checkout, whose curated/ folder gives them")
     return text + ". " + "; ".join(parts) + "."
@@ -177,9 +180,6 @@ def _no_sample_ran(r: Results) -> str:
         return "No function of these records is known to be in the study's sample"
     return "No function of the study's sample ran in these records"
 
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _names(names: pd.Series, shown: int = 6) -> str:
@@ -192,9 +192,9 @@ def _categories(r: Results, out: Path) -> Section:
     cats = tables.categories(r)
     if cats.empty:
         ours = len(tables.failed_cases(r, include_case_errors=True))
-        return Section("Failure categories", [
-            f"No case failed in the framework; {_count(ours, 'case')} of our own failed (see Bugs in our own cases)."
-            if ours else "No case failed."])
+        return Section("Failure categories", summary=(
+            f"No case failed in the framework; {counted(ours, 'case')} of our own failed (see Bugs in our own cases)."
+            if ours else "No case failed."))
 
     def link(row: pd.Series, column: str) -> Optional[str]:
         if column in ("framework", "target") or not row[column]:
@@ -209,149 +209,15 @@ def _categories(r: Results, out: Path) -> Section:
     calm = [f"{fw} {t}" for fw, t in zip(setups["framework"], setups["target"]) if (fw, t) not in shown]
     if calm:
         blocks.append(f"No case failed in the framework on {', '.join(calm)}.")
-    failed = tables.failed_cases(r)
+    failed = rerun.with_commands(tables.failed_cases(r), r.cases)
     for (fw, target, category), g in failed.groupby(["framework", "target", "category"], sort=False):
-        blocks.append(Table(g[["function", "case_id", "repeats", "message"]],
-                            f"{fw} on {target}: {category} ({_count(len(g), 'case')})",
+        blocks.append(Table(g[["function", "case_id", "repeats", "message", RERUN]],
+                            f"{fw} on {target}: {category} ({counted(len(g), 'case')})",
                             anchor=case_anchor(fw, target, category)))
-    return Section("Failure categories", blocks)
-
-
-def _latency_pairs(pair_list: list[tables.Pair], out: Path) -> Section:
-    if not pair_list:
-        return Section("Latency across setups", [
-            "Each framework was measured on one setup only, so there is no pair of setups to compare. Run the "
-            "same framework on two devices (or two profiles, or both measurement modes) and report both folders."])
-    blocks: list[Block] = [
-        "Warm latency is the median of many synced calls after warm-up; cold is the first call alone, with "
-        "tracing, compilation and first-use set-up. A function's latency is the median over the cases that "
-        "passed on both setups; the ratio is b / a, so above 1 means slower on b.",
-        Table(tables.faster_share(pair_list), "Share of functions faster on one setup than the other by more "
-              "than 1.1x (Figures 3 and 7 of the study)"),
-        *figures.latency_scatter(pair_list, out)]
-    for p in pair_list:
-        blocks.append(Table(p.table, f"{p.framework}: a = {p.a}, b = {p.b} (Tables 2, 5, 6 and 7 of the study), "
-                                     "largest slowdown first"))
-    return Section("Latency across setups", blocks)
-
-
-def _generations(r: Results) -> Section:
-    g = tables.generations(r)
-    if g.empty:
-        return Section("Device generations", ["The data holds one model of each device kind, so there are no "
-                                              "generations to set side by side (Table 3 of the study)."])
-    return Section("Device generations", ["Two or more models of one device kind (Table 3 of the study).", Table(g)])
-
-
-def _cold_warm(r: Results) -> Section:
-    return Section("Cold and warm", [
-        "The first call against the warm median, per case: how much of a naive single timing is compilation "
-        "and first-use set-up, which the study's figures included.", Table(tables.cold_warm(r))])
-
-
-def declared_anchor(framework: str, target: str, cell: str) -> str:
-    return "declared-" + figures.slug(f"{framework} {target} {cell}")
-
-
-def _declared(r: Results) -> Section:
-    from runner import declared
-
-    where = [p for s in r.sources for p in (s / declared.FOLDER, s.parent / declared.FOLDER)] + [declared.SHIPPED]
-    cases = tables.declared_cases(r, where)
-    summary = tables.declared_summary(cases, r)
-    blocks: list[Block] = [
-        "What each framework version declares its device supports (its own registry or test database, read by "
-        "`runner declared`; the tables say what \"declared\" means per framework) set beside what was measured, "
-        "per case: declared and passed; declared but failed (a framework bug worth reporting upstream); not "
-        "declared but passed (a registry that undersells, or a silent fallback); not declared and failed "
-        "(expected). Unknown: the table does not know the function (or its dtype, or the device). Click a count "
-        "for its cases."]
-    if summary.empty:
-        return Section("Declared against measured", blocks + ["No case ran (or no table of these versions)."])
-
-    def link(row: pd.Series, column: str) -> Optional[str]:
-        if column not in tables.DECLARED_CELLS or not row[column]:
-            return None
-        return declared_anchor(row["framework"], row["target"], column)
-
-    blocks.append(Table(summary, link=link))
-    absent = [kind for kind in ("cuda", "tpu") if kind not in set(r.cases["device"])]
-    if absent:
-        blocks.append(f"These records hold no {' and no '.join(absent)} cells: those columns fill in when the "
-                      "cells run on machines with the devices (the tables already hold their declarations).")
-    for (fw, target, cell), g in cases.groupby(["framework", "target", "cell"], sort=False):
-        if cell == "declared, passed":
-            continue  # the expected case; its count says enough
-        blocks.append(Table(g[["function", "case_id", "dtypes", "declared"]],
-                            f"{fw} on {target}: {cell} ({len(g)} case{'s' if len(g) > 1 else ''})",
-                            anchor=declared_anchor(fw, target, cell)))
-    return Section("Declared against measured", blocks)
-
-
-def _method(r: Results) -> Section:
-    m = tables.method(r)
-    if m.verdicts.empty:
-        return Section("Method: the study's against ours", [
-            "No setup of these records was measured both ways. The study timed one call with no warm-up, JAX's jit "
-            "off and TensorFlow's soft placement off; set mode = [\"steady\", \"paper\"] in matrix.toml (or run "
-            "`runner bench --mode paper` beside a steady run) to see how much that changes."])
-    blocks: list[Block] = [
-        "The same cells measured both ways: steady (warm-up, samples until the median is precise, jit on, soft "
-        "placement as shipped) and paper (the 2023 study's: one call, no warm-up, JAX's jit off, TensorFlow's "
-        "soft placement off).",
-        Table(m.verdicts, "Verdicts per framework: functions measured both ways, and how many changed"),
-        Table(m.changed, "Functions whose verdict depends on the method") if not m.changed.empty
-        else "No function's verdict depends on the method.",
-        Table(tables.method_ratio_summary(m), "Paper latency (one cold call) / steady warm median, per function: "
-              "how far a single cold call is from the steady state")]
-    if not m.devices.empty:
-        blocks.append(Table(m.devices, "Two devices: device-to-device ratios that move by more than 1.1x between "
-                                       "the methods, and functions whose faster device flips"))
-    else:
-        blocks.append("One device per framework here: with two (a CPU and a GPU cell, both ways), this section "
-                      "also says how many device-to-device comparisons the method changes.")
-    return Section("Method: the study's against ours", blocks)
-
-
-def _measurement(r: Results, out: Path) -> Section:
-    s = tables.sampling(r)
-    blocks: list[Block] = [
-        "Steady sampling stops when the median's 95% confidence interval (order statistics) is within the target "
-        "(matrix.toml's precision), at the cap (1 s of samples), or earlier when the interval, narrowing as 1/√n, could not "
-        "reach the target before the cap (unreachable). A case stopped at the cap or out of reach is imprecise: "
-        "its interval is listed.",
-        Table(s) if not s.empty else "No case here was timed by the precision rule (quick, paper or older records)."]
-    capped = tables.imprecise(r)
-    if not capped.empty:
-        blocks.append(Table(capped, f"Imprecise cases: stopped at the cap or out of reach ({len(capped)})"))
-    a = tables.agreement(r)
-    blocks.append(Table(a, "Repeat agreement: median |log ratio| of a case's latency between repeats, cases above "
-                           "100 µs (lower is better; 5% means repeats typically differ by 5%), by its minimum sample "
-                           "(what runs are compared by: a host's interference only adds time), by its minimum where the "
-                           f"host ran at its usual speed before the case in both repeats (calibration within "
-                           f"{tables.HOST_SLOW}x of its run's 10th percentile; the share of pairs left out beside "
-                           "it), by its median, and by its median per unit of host speed")
-                  if not a.empty else "One repeat per setup: run with --repeats 2 or more to see how repeats agree.")
-    h = tables.host_speed(r)
-    if not h.empty:
-        blocks += ["Host speed: a fixed pure-Python workload timed before every case. Where it moves, the host "
-                   "changed speed under the measurement (another tenant, a frequency change); the agreement "
-                   "column per host speed divides each median by it.",
-                   Table(h), *figures.host_speed(r.cases, out)]
-    return Section("Precision and stability", blocks)
-
-
-def _spread(r: Results) -> Section:
-    s = tables.spread(r)
-    blocks: list[Block] = ["Within a run: the interquartile range of each case's warm samples relative to its "
-                           "median. Between repeats: how far the same case's warm median moved (max / min).",
-                           Table(s)]
-    if (s["repeats"] < 2).all():
-        blocks.append("One repeat per setup: run with --repeats 2 or more to see the spread between runs.")
-    flaky = tables.flaky(r)
-    blocks.append(Table(flaky, "Cases whose outcome changed between repeats") if not flaky.empty
-                  else "No case changed outcome between repeats.")
-    return Section("Run-to-run spread", blocks)
+    by_category = failed.groupby("category")["case_id"].size().sort_values(ascending=False)
+    return Section("Failure categories", blocks, summary=(
+        f"{counted(len(failed), 'failing case')} of {counted(failed['function'].nunique(), 'function')} in "
+        f"{len(by_category)} categor{'y' if len(by_category) == 1 else 'ies'}: " + ", ".join(f"{c} {n}" for c, n in by_category.items()) + "."))
 
 
 def _our_bugs(r: Results) -> Section:
@@ -359,14 +225,17 @@ def _our_bugs(r: Results) -> Section:
              "fix the case.")
     ours = tables.failed_cases(r, include_case_errors=True)
     if not ours.empty:
-        return Section("Bugs in our own cases", [about, Table(ours)])
+        return Section("Bugs in our own cases", [about, Table(rerun.with_commands(ours, r.cases))],
+                       summary=f"{counted(len(ours), 'case')} of ours failed in our own code; fix them.")
     failing = r.cases[r.cases["outcome"] == "failed"].drop_duplicates([*tables.KEYS, "case_id"])
     if failing.empty:
-        return Section("Bugs in our own cases", [about, "No case failed at all, so none of ours either."])
+        return Section("Bugs in our own cases", summary="No case failed at all, so none of ours either.")
     which = "the one failing case" if len(failing) == 1 else f"all {len(failing)} failing cases"
-    return Section("Bugs in our own cases", [about, f"None of ours: {which} failed in the framework, not in our "
-                                                    "case code."])
+    return Section("Bugs in our own cases", summary=f"None of ours: {which} failed in the framework, not in our "
+                                                    "case code.")
 
 
 def _listing(title: str, frame: pd.DataFrame, about: str, when_empty: str) -> Section:
-    return Section(title, [about, Table(frame) if not frame.empty else when_empty])
+    if frame.empty:
+        return Section(title, summary=when_empty)
+    return Section(title, [about, Table(frame)], summary=f"{counted(len(frame), 'row')} listed below.")

@@ -11,6 +11,7 @@ from typing import Any, Dict
 import pytest
 
 from portability_harness import census, plugin
+from portability_harness.errors import write_error
 from portability_harness.protocol import Exit
 
 _databases: Dict[str, Any] = {}
@@ -54,8 +55,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         census.write_manifest(w.cfg.out, cases)
     except OSError as e:
-        from portability_harness.supervisor import write_error
-
         w.fail(Exit.OUTPUT, str(write_error(census.manifest_path(w.cfg.out), e)))
     metafunc.parametrize("census_case", [
         pytest.param(c, id=c.id, marks=[pytest.mark.function(c.function),

@@ -1,0 +1,170 @@
+"""The state of one worker process, which the plugin's hooks share: the framework's adapter (imported once),
+the results file's writer, the event pipe to the supervisor, the measuring policy and what is already done.
+
+Kept out of plugin.py, which holds what pytest calls (hooks and fixtures): this is what they call, the worker's
+start-up, its header and its per-case records and categories.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import getpass
+import os
+import platform
+import socket
+import sys
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+import portability_harness
+from portability_harness import classify as clf
+from portability_harness import declared, processes
+from portability_harness.catalog import curated, usage_by_name
+from portability_harness.errors import write_error
+from portability_harness.frameworks import DeviceUnavailable, adapter_for
+from portability_harness.protocol import (ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config, Emitter, Error,
+                                          Exit)
+from portability_harness.records import schema, store
+from portability_harness.timing import Policy
+
+
+class Worker:
+    """State of one worker process: the adapter (framework imported once), the writer, the events."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.root = os.path.abspath(cfg.curated_root)
+        self.emit = Emitter(int(os.environ[ENV_EVENTS_FD]))
+        self.adapter = adapter_for(cfg.framework)
+        self.policy = Policy.named(cfg.mode, cfg.quick, cfg.precision, cfg.confidence)
+        self.annotations = clf.load_annotations(cfg.annotations_path())
+        self.done = store.read(cfg.out).done
+        self.writer: Optional[store.Writer] = None
+        self._declared: Optional[Dict[str, Any]] = None
+
+    def wait_for_turn(self) -> None:
+        """A spare worker, started while another still runs, waits here with the framework imported and its
+        cases collected until the supervisor hands it the run; it then skips what is done by now."""
+        go = os.environ.pop(ENV_GO_FD, None)
+        if go is None:
+            return
+        told = os.read(int(go), 1)  # blocks; the supervisor closing the pipe unread ends the spare
+        os.close(int(go))
+        if not told:
+            os._exit(0)
+        cpus = os.environ.pop(ENV_WORKER_CPUS, "")
+        if cpus:  # it started up beside the running worker, on the supervisor's CPUs
+            processes.move_to(int(c) for c in cpus.split(","))
+        self.done = store.read(self.cfg.out).done
+
+    def fail(self, code: Exit, message: str) -> None:
+        """End the worker: the supervisor passes the error on and exits with the code."""
+        self.emit(Error(reason=code.name.lower(), message=message, code=code))
+        pytest.exit(message, returncode=int(code))
+
+    def start(self) -> None:
+        environment = self.adapter.environment(self.cfg.device, self.cfg.mode)
+        if self.cfg.task == "census" and environment.get("JAX_PLATFORMS", "cpu") != "cpu":
+            # The census compares an accelerator's results with the CPU's in the same process; the cell's
+            # platform stays JAX's default (an accelerator outranks the CPU), and it still cannot fall back.
+            environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
+        os.environ.update(environment)
+        try:
+            self.adapter.setup(self.cfg.device, self.cfg.mode)
+        except DeviceUnavailable as e:
+            self.fail(Exit.DEVICE_UNAVAILABLE, str(e))
+        header = self._header()
+        existing = store.read(self.cfg.out).header
+        if existing is not None:
+            why = schema.incompatibility(existing, header)
+            if why:
+                self.fail(Exit.INCOMPATIBLE_RESULTS, f"{self.cfg.out}: {why}; write to a new --out instead of resuming")
+        self.writer = store.Writer(self.cfg.out)
+        if existing is None:
+            self.writer.append(header)
+
+    def _header(self) -> Dict[str, Any]:
+        cfg, a = self.cfg, self.adapter
+        return schema.header(
+            run_id=cfg.run_id,
+            framework=cfg.framework,
+            framework_version=a.version(),
+            device=cfg.device,
+            device_model=a.device_model(),
+            image=cfg.image,
+            profile=cfg.profile,
+            repeat=cfg.repeat,
+            environment=cfg.environment,
+            python=platform.python_version(),
+            mode=cfg.mode,
+            quick=cfg.quick,
+            timeout_s=cfg.timeout_s,
+            memory_limit_mb=cfg.memory_limit_mb,
+            engine=cfg.engine or None,
+            policy=dataclasses.asdict(self.policy),
+            cpus=sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+            host=socket.gethostname(),
+            user=getpass.getuser(),
+            runner_version=portability_harness.__version__,
+            git_commit=cfg.git_commit,
+            framework_facts=a.facts(),
+            # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
+            catalog=usage_by_name(curated(self.root, cfg.framework)) if cfg.task != "census" else {},
+            **self._census_header(),
+        )
+
+    def _census_header(self) -> Dict[str, Any]:
+        """A census's header says so (`task`, which the report's loader keeps apart from the study's cases) and
+        names the database, of this framework version, and what the census selected."""
+        if self.cfg.task != "census":
+            return {}
+        from portability_harness import census
+
+        options = census.Options(ops=list(self.cfg.census_ops), dtypes=list(self.cfg.census_dtypes),
+                                 undeclared=self.cfg.census_undeclared)
+        extra = {"jax_enable_x64": True} if self.cfg.framework == "jax" else None
+        return {"task": "census", "database": census.database_header(self.cfg.framework, self.adapter.version(),
+                                                                       options, extra)}
+
+    def case_id(self, nodeid: str) -> str:
+        return nodeid  # the worker's rootdir is the curated root, so node ids are relative to it
+
+    def selected(self, function: str) -> bool:
+        return not self.cfg.functions or any(fnmatch.fnmatchcase(function, p) for p in self.cfg.functions)
+
+    def write_case(self, **fields: Any) -> None:
+        rec = schema.case(**fields)
+        assert self.writer is not None
+        try:
+            self.writer.append(rec)
+        except OSError as e:  # a full disk, a file system gone read-only: the run cannot go on
+            self.fail(Exit.OUTPUT, str(write_error(self.cfg.out, e)))
+        self.done.add(rec["case_id"])
+        self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome=rec["outcome"],
+                          category=rec["category"]))
+
+    def category(self, case_id: str, chain: List, raised_in_case: bool, function: Optional[str] = None,
+                 dtypes: Any = ()) -> Dict[str, Any]:
+        note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version())
+        if note is not None:
+            return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
+        rules = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
+        if rules != "not_implemented":
+            return {"category": rules, "category_source": "classifier"}
+        # A support failure: what the framework declares tells a missing dtype (type) from a missing op.
+        category = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,),
+                                table=self.declared_table(), device=self.cfg.device, function=function,
+                                dtypes=list(dtypes) + declared.dtypes.in_name(case_id))
+        return {"category": category, "category_source": "classifier"}
+
+    def declared_table(self) -> Optional[Dict[str, Any]]:
+        """This framework version's own declarations, read from it at the first support failure (once)."""
+        if self._declared is None:
+            try:
+                self._declared = declared.read(self.cfg.framework)
+            except Exception as e:  # a test database that does not import (a missing expecttest): rules alone
+                print(f"declared support could not be read ({type(e).__name__}: {e}); classifying by the message",
+                      file=sys.stderr)
+                self._declared = {}
+        return self._declared or None

@@ -1,0 +1,92 @@
+"""A pytest worker process as the supervisor sees it from outside: the handle it started, how it ended, the
+line of its log that says why it died, and how it and whatever its cases started are ended.
+
+None of this knows about cases, records or the census: it is the part of the supervisor that only deals with
+a child process, kept apart so that the supervisor itself reads as the run's logic.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from portability_harness import processes
+from portability_harness.protocol import Error
+
+_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] ")  # "F0000 00:00:1795489553.083221 7347 x.cc:52] ..."
+_FAULTHANDLER = re.compile(r"Fatal Python error")
+
+
+@dataclass
+class WorkerEnd:
+    returncode: int
+    in_flight: Optional[Tuple[str, str]]  # (case id, function) running when the worker ended
+    timed_out: bool
+    finished: bool
+    error: Optional[Error]
+    progressed: bool
+    memory_bytes: Optional[int] = None  # what the worker held when the memory limit ended it
+
+
+@dataclass
+class Spawned:
+    """A worker process and the read end of its event pipe; a spare also holds the pipe it waits on."""
+    proc: subprocess.Popen
+    events: int
+    go: Optional[int] = None  # a spare's: one byte written hands it the run; closed unwritten, it exits
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """End a worker and every process of its session."""
+    members = processes.session_members(proc.pid)
+    if proc.poll() is None:
+        members.add(proc.pid)
+    processes.kill(members)
+
+
+def discard_spare(spare: Spawned) -> None:
+    """End a spare that will not take over: its pipes closed, its session killed, the process reaped."""
+    for fd in (spare.go, spare.events):
+        try:
+            os.close(fd)  # type: ignore[arg-type]
+        except OSError:  # the go pipe is closed once written
+            pass
+    kill_session(spare.proc)
+    spare.proc.wait()
+
+
+def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:
+    if end.timed_out:
+        return f"exceeded the per-case timeout of {timeout_s:g} s and was killed" if timeout_s else "timed out"
+    if end.memory_bytes is not None:
+        limit = f" of {memory_limit_mb / 1024:.3g} GiB" if memory_limit_mb else ""
+        return f"held {end.memory_bytes / 2 ** 30:.3g} GiB, more than the memory limit{limit}, and was killed"
+    if end.returncode < 0:
+        try:
+            name = signal.Signals(-end.returncode).name
+        except ValueError:
+            name = f"signal {-end.returncode}"
+        return f"the worker died with {name}"
+    return f"the worker exited with status {end.returncode}"
+
+
+def log_tail(log_path: str) -> str:
+    """The most telling line the dead worker left in its log: a glog FATAL line (a C++ CHECK that aborted
+    the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
+    try:
+        with open(log_path, "rb") as f:
+            # faulthandler's dump of every thread's stack can run to tens of kilobytes after the cause
+            f.seek(max(0, os.path.getsize(log_path) - 65536))
+            lines = [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
+    except OSError:
+        return ""
+    # pytest's progress dots run on into the line faulthandler starts: "ss.Fatal Python error: Aborted"
+    for telling in (_GLOG_FATAL, _FAULTHANDLER):
+        for line in reversed(lines):
+            found = telling.search(line)
+            if found:
+                return line[found.start():][:300]
+    return lines[-1][:300] if lines else ""

@@ -1,0 +1,84 @@
+"""A cell: one image for one profile with every setting resolved, as plan.py makes it and everything downstream
+(engine, backends, results folder, cluster) reads it. Its own module so that the backends can name it without
+importing the plan, which chooses among them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from portability_harness.protocol import Config
+
+from runner.images import ImageSpec
+from runner.matrix import Profile
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One image for one profile, with every setting resolved."""
+    image: ImageSpec
+    profile: Profile  # the matrix's profile with the matching overrides applied
+    backend: str  # local or docker; auto on a cluster, where each node decides
+    repeats: int
+    timeout_s: float  # per case
+    cell_timeout_s: float  # docker: the container is killed after this
+    mode: str
+    quick: bool
+    memory_limit_mb: int  # the worker's memory limit (docker: the container's)
+    precision: Optional[float]  # steady sampling (protocol.Config)
+    confidence: float
+    cpus: str
+    functions: tuple[str, ...]  # the patterns that select functions of this framework; () selects all
+    base: Optional[str]  # docker: the base image; None for the local backend
+    excluded: Optional[str] = None  # the [[exclude]]'s reason
+    blocked: Optional[str] = None  # why this host cannot run it
+    task: str = "cases"  # or census (protocol.TASKS): a census cell is keyed and filed apart from the cases cell
+    census_ops: tuple[str, ...] = ()
+    census_dtypes: tuple[str, ...] = ()
+    census_undeclared: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.image.name
+
+    @property
+    def framework(self) -> str:
+        return self.image.framework
+
+    @property
+    def device(self) -> str:
+        return self.image.device
+
+    @property
+    def key(self) -> str:
+        return (f"{self.image.name}/{self.profile.name}" + (f"/{self.mode}" if self.mode != "steady" else "")
+                + (f"/{self.task}" if self.task != "cases" else ""))
+
+    @property
+    def label(self) -> str:
+        return (f"{self.image.name} ({self.profile.name}" + (f", {self.mode}" if self.mode != "steady" else "")
+                + (f", {self.task}" if self.task != "cases" else "") + ")")
+
+    @property
+    def runnable(self) -> bool:
+        return self.excluded is None and self.blocked is None
+
+    @property
+    def initial_status(self) -> str:
+        return "excluded" if self.excluded else "not_run" if self.blocked else "pending"
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.excluded or self.blocked
+
+    def config(self, out: Path, curated_root: Path, repeat: int, run_id: str, resume: bool, environment: str,
+               git_commit: Optional[str]) -> Config:
+        """The harness config of one repeat of this cell."""
+        return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
+                      mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
+                      resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
+                      environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
+                      precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,
+                      census_ops=list(self.census_ops), census_dtypes=list(self.census_dtypes),
+                      census_undeclared=self.census_undeclared)

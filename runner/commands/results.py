@@ -1,0 +1,80 @@
+"""The commands that read finished runs: `runner report` (the study's tables and figures) and `runner compare`
+(what changed between two runs, or from the published figures)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.markup import escape
+
+from runner.commands.shared import console, err
+from runner.errors import UserError
+from runner.project import checkout
+from runner.rundir import RunDir
+
+
+def report(
+    results: Optional[List[Path]] = typer.Argument(None, help="results folders or .jsonl files (default: the "
+                                                   "latest run under results/)"),
+    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/ (default: the "
+                                       "first results folder)"),
+) -> None:
+    """Tables and figures of the study, and what it never showed, from the records of one or more runs."""
+    from runner.report import load, render
+
+    root = checkout()
+    paths = results or [RunDir.latest((root or Path.cwd()) / "results").path]
+    r = load.load(paths, curated_root=root / "curated" if root else None)
+    target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
+    md, html, figures = render.write(r, target)
+    for note in r.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
+
+
+def compare(
+    run_a: Path = typer.Argument(..., help="a results folder (or .jsonl file)"),
+    run_b: Optional[Path] = typer.Argument(None, help="another results folder to compare with"),
+    baseline: Optional[str] = typer.Option(None, help="compare with published figures instead: paper2023"),
+    all_functions: bool = typer.Option(False, "--all", help="list every function compared, not only changes"),
+) -> None:
+    """What changed from run a to run b: setups, verdicts, and latency beyond 1.1x that the samples confirm."""
+    from runner.report import baseline as baselines, compare as comparing, load, render
+
+    if (run_b is None) == (baseline is None):
+        raise UserError("give either a second results folder or --baseline paper2023, not both or neither")
+    root = checkout()
+    curated_root = root / "curated" if root else None
+    a = load.load([run_a], curated_root=curated_root, samples=run_b is not None)
+    notes = list(a.notes)
+    if baseline is not None:
+        b = baselines.compare(a, baseline)
+        console.print(render.rich(b.portability, f"Portability: the study ({baseline}) and this run"))
+        console.print(render.rich(b.top20, "Failure rate: top 20 functions against all"))
+        if not b.ratios.empty:
+            console.print(render.rich(b.ratios, "Latency ratio TPU / GPU per function: the study and this run"))
+        notes += b.notes
+    else:
+        other = load.load([run_b], curated_root=curated_root, samples=True)
+        notes += other.notes
+        c = comparing.compare(a, other)
+        notes += c.unmatched
+        if c.setups.empty:
+            raise UserError(f"{run_a} and {run_b} share no framework and device kind; nothing to compare")
+        console.print(render.rich(c.setups, f"Setups: a = {run_a}, b = {run_b}"))
+        console.print(render.rich(c.verdicts, "Verdict changes") if not c.verdicts.empty
+                      else "No function changed verdict.")
+        quick = [str(path) for path, res in ((run_a, a), (run_b, other)) if res.quick]
+        if quick:
+            # A quick pass takes too few samples for a latency verdict; two quick runs once "confirmed" 14 changes.
+            notes.append(f"{' and '.join(quick)} measured with --quick: latency is not compared (too few samples "
+                         "for a verdict); rerun without --quick to compare latency")
+        else:
+            console.print(render.rich(c.latency_summary(), "Latency: functions slower or faster on b by more than "
+                                      "1.1x, confirmed by the samples"))
+            shown = c.latency if all_functions else c.latency[c.latency["change"] != "no change"]
+            if not shown.empty:
+                console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
+    for note in notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
