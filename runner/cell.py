@@ -10,6 +10,7 @@ from typing import Optional
 
 from portability_harness.protocol import Config
 
+from runner import devices
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
@@ -29,6 +30,7 @@ class Cell:
     precision: Optional[float]  # steady sampling (protocol.Config)
     confidence: float
     cpus: str
+    numerics: str  # strict (no TF32, matmuls at full precision) or vendor (the framework's own defaults)
     functions: tuple[str, ...]  # the patterns that select functions of this framework; () selects all
     base: Optional[str]  # docker: the base image; None for the local backend
     excluded: Optional[str] = None  # the [[exclude]]'s reason
@@ -81,4 +83,5 @@ class Cell:
                       environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
                       precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,
                       census_ops=list(self.census_ops), census_dtypes=list(self.census_dtypes),
-                      census_undeclared=self.census_undeclared)
+                      census_undeclared=self.census_undeclared, numerics=self.numerics,
+                      device_facts=devices.facts(self.device))  # read where the cell runs (a Ray node, too)

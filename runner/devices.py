@@ -5,6 +5,7 @@ importing a framework, so the host driver stays light and a missing device is a 
 """
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from functools import lru_cache
@@ -16,16 +17,49 @@ _TPU_PCI_CLASSES = ("0x12", "0xff")
 
 
 def nvidia_gpus() -> list[str]:
+    return [g["name"] for g in gpu_facts()] or [p.name for p in sorted(Path("/dev").glob("nvidia[0-9]*"))]
+
+
+GPU_QUERY = ("name", "compute_cap", "driver_version", "memory.total")
+
+
+@lru_cache(maxsize=None)
+def gpu_facts() -> tuple[dict, ...]:
+    """Each NVIDIA GPU as nvidia-smi states it: name, compute capability, driver, memory, and the newest CUDA the
+    driver supports (the banner's "CUDA Version", which --query-gpu does not offer). () without nvidia-smi."""
     smi = shutil.which("nvidia-smi")
-    if smi:
-        try:
-            out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
-            gpus = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in out.stdout.splitlines() if l.startswith("GPU ")]
-            if gpus:
-                return gpus
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return [p.name for p in sorted(Path("/dev").glob("nvidia[0-9]*"))]
+    if not smi:
+        return ()
+    try:
+        rows = subprocess.run([smi, f"--query-gpu={','.join(GPU_QUERY)}", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30).stdout
+        banner = subprocess.run([smi], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return parse_gpu_facts(rows, banner)
+
+
+def parse_gpu_facts(rows: str, banner: str) -> tuple[dict, ...]:
+    cuda = re.search(r"CUDA Version:\s*([0-9.]+)", banner)
+    gpus = []
+    for line in rows.splitlines():
+        values = [v.strip() for v in line.split(",")]
+        if len(values) != len(GPU_QUERY):
+            continue
+        name, cap, driver, memory = values
+        mib = re.match(r"(\d+)\s*MiB", memory)
+        gpus.append({"name": name, "compute_cap": cap, "driver_version": driver,
+                     "memory_mib": int(mib.group(1)) if mib else None, "cuda_version": cuda.group(1) if cuda else None})
+    return tuple(gpus)
+
+
+def facts(device: str) -> dict:
+    """What the host reads of a cell's device for its header and compatibility verdict: the first GPU of a cuda
+    cell (the one its worker uses), nothing for the CPU."""
+    if device == "cuda":
+        gpus = gpu_facts()
+        return dict(gpus[0]) if gpus else {}
+    return {}
 
 
 def tpu_chips() -> list[str]:

@@ -12,7 +12,7 @@ from typing import Callable, Optional, Protocol
 from portability_harness.protocol import Event
 
 from runner import backends
-from runner.backends.base import Environment
+from runner.backends.base import CellIncompatible, Environment
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 from runner.project import Project
@@ -42,6 +42,9 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, displ
             try:
                 run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
                 state.status = "done"
+            except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
+                state.status, state.reason = "incompatible", str(e)
+                state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written
             except UserError as e:  # one failed cell is recorded; the run goes on
                 state.status, state.reason = "failed", str(e)
                 on_error(state.cell, str(e))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from portability_harness.protocol import DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES
+from portability_harness.protocol import DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES, NUMERICS
 
 from runner.errors import UserError
 
@@ -95,6 +95,7 @@ class CellSettings:
     precision: float | None  # steady sampling: the median's interval within this, relative
     confidence: float
     cpus: str
+    numerics: str  # protocol.NUMERICS
     base: str | None  # an override's base image, else the profile's for the device
     excluded: str | None  # the reason, when an exclude matches
 
@@ -115,6 +116,7 @@ class Matrix:
     precision: float | None = DEFAULT_PRECISION
     confidence: float = DEFAULT_CONFIDENCE
     cpus: str = DEFAULT_CPUS
+    numerics: str = "strict"
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
 
@@ -137,14 +139,14 @@ class Matrix:
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
         return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
                             modes=self.modes, memory_limit_mb=memory_mb(memory), precision=self.precision,
-                            confidence=self.confidence, cpus=self.cpus,
+                            confidence=self.confidence, cpus=self.cpus, numerics=self.numerics,
                             base=base.format(python=p.python) if base else None, excluded=excluded)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
 
 _MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode",
-                "memory", "precision", "confidence", "cpus"}
+                "memory", "precision", "confidence", "cpus", "numerics"}
 _PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
 _RULE_KEYS = {"image", "framework", "device", "profile"}
 _OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats", "memory"}
@@ -312,6 +314,8 @@ def load(path: Path) -> Matrix:
     if not (m.cpus in ("all", "all-but-one") or m.cpus.isdigit() and int(m.cpus) > 0):
         raise src.fail(f"cpus = {section.get('cpus')!r} is not all, all-but-one or a number of CPUs",
                        'write e.g. cpus = "all-but-one"', key="cpus", table="matrix")
+    m.numerics = section.get("numerics", m.numerics)
+    _check_choice(src, m.numerics, NUMERICS, "numerics", "[matrix]", "matrix")
     for body in data.get("exclude", []):
         _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
         if not isinstance(body.get("reason"), str):

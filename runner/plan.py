@@ -66,7 +66,7 @@ def plan(project: Project, options: Options) -> list[Cell]:
                     image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
                     timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
                     quick=options.quick, memory_limit_mb=s.memory_limit_mb, precision=s.precision,
-                    confidence=s.confidence, cpus=s.cpus, functions=functions, base=base,
+                    confidence=s.confidence, cpus=s.cpus, numerics=s.numerics, functions=functions, base=base,
                     excluded=s.excluded, blocked=None if s.excluded else blocked, task=options.task,
                     census_ops=options.census_ops, census_dtypes=options.census_dtypes,
                     census_undeclared=options.census_undeclared))

@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 
 from portability_harness.protocol import decode
 
+from runner.backends.base import CellIncompatible
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 from runner.project import Project
@@ -234,10 +235,17 @@ class Driver:
             self.on_error(cell, state.reason)
         except ray.exceptions.RayError as e:  # the task raised there: the cell failed, a result like any other
             cause = getattr(e, "cause", None)
+            if isinstance(cause, CellIncompatible):  # a verdict on that node's device, not a failure
+                state.status, state.reason = "incompatible", f"on {where}: {cause}"
+                self.finish(state)
+                return
             reason = str(cause) if isinstance(cause, (UserError, NodeStepFailed)) else _first_line(cause or e)
             state.status, state.reason = "failed", f"on {where}: {reason}"
             self.on_error(cell, state.reason)
-        self.lines.pop(cell.key, None)
+        self.finish(state)
+
+    def finish(self, state: CellState) -> None:
+        self.lines.pop(state.cell.key, None)
         self.view.cell_done()
         self.rundir.save(self.states)
         self.rundir.publish(self.states)

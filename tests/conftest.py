@@ -100,6 +100,21 @@ def cases_of(path: Path) -> list[dict]:
     return store.read(str(path)).cases
 
 
+def browser() -> str:
+    """The system's Chromium (scripts/browser.sh installs Debian's if there is none), for the report page tests."""
+    proc = subprocess.run([str(ROOT / "scripts" / "browser.sh")], capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        pytest.fail(f"no Chromium for the report page tests: {proc.stderr.strip()}")
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def headless(profile: Path) -> list[str]:
+    """Headless Chromium's command line with a profile of its own and no background networking (this machine's
+    network refuses it)."""
+    return [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--no-first-run", "--disable-background-networking", f"--user-data-dir={profile}"]
+
+
 def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
     """Bad input: one line on stderr naming the problem (and the words given), a non-zero exit, no traceback."""
     assert proc.returncode != 0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import matplotlib.image
 import pytest
-from conftest import ROOT, cases_of, one_line_error
+from conftest import ROOT, cases_of, headless, one_line_error
 from portability_harness import census as harness_census
 from portability_harness.records import store
 
@@ -275,10 +275,7 @@ def test_the_report_keeps_census_records_apart_and_renders_its_section(runs, ven
     maps = sorted((report_dir / "figures").glob("census-map-*.png"))
     assert len(maps) == 3
     page = (report_dir / "report.html").as_uri()
-    from test_report import browser
-
-    flags = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-             "--no-first-run", "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = headless(tmp_path / "profile")
     dom = subprocess.run([*flags, "--virtual-time-budget=10000", "--dump-dom", page], capture_output=True, text=True,
                          timeout=300).stdout
     figures = len(list((report_dir / "figures").glob("*.png")))

@@ -3,6 +3,7 @@ the worker is replaced, and every normal case before and after it still passes."
 from __future__ import annotations
 
 from conftest import FAULT_CASES, cases_of, config, harness
+from portability_harness.records import store
 
 EXPECTED = {
     "test_segfault": "crash",
@@ -31,3 +32,32 @@ def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
     assert "SIGSEGV" in cases["test_segfault"]["message"]
     assert "SIGABRT" in cases["test_abort"]["message"]
     assert "status 7" in cases["test_os_exit"]["message"]
+
+
+def test_after_a_sticky_device_error_the_next_case_runs_in_a_new_worker(venv_for, tmp_path):
+    out = tmp_path / "sticky.jsonl"
+    rc, events = harness(venv_for("torch-cpu"), config(out, "torch", FAULT_CASES, quick=True,
+                                                       cases=[str(FAULT_CASES / "torch" / "test_sticky.py")]))
+    assert rc == 0, events
+    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    assert [cases[n]["outcome"] for n in ("test_normal_before", "test_sticky_error", "test_normal_after")] == \
+        ["passed", "failed", "passed"]
+    assert "illegal memory access" in cases["test_sticky_error"]["message"]  # the case keeps its own error
+    assert cases["test_normal_before"]["pid"] == cases["test_sticky_error"]["pid"] != cases["test_normal_after"]["pid"]
+    (restart,) = [e for e in events if e["event"] == "restart"]
+    assert "sticky device error" in restart["reason"]
+    # The header says which arithmetic was in force (strict by default: no TF32) and what the build supports.
+    header = store.read(str(out)).header
+    assert header["numerics"] == {"numerics": "strict", "matmul_allow_tf32": False, "cudnn_allow_tf32": False}
+    assert header["build"]["label"].startswith("PyTorch ") and header["build"]["cuda_build"] is False
+
+
+def test_reading_declared_support_in_a_worker_leaves_jax_as_it_was(venv_for, tmp_path):
+    out = tmp_path / "state.jsonl"
+    rc, events = harness(venv_for("jax-cpu"), config(out, "jax", FAULT_CASES, quick=True,
+                                                     cases=[str(FAULT_CASES / "jax" / "test_state.py")]))
+    assert rc == 0, events
+    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    assert cases["test_a_support_failure"]["category"] == "not_implemented"
+    assert cases["test_x64_is_still_off_after_the_read"]["outcome"] == "passed", cases["test_x64_is_still_off_after_the_read"]
+    assert store.read(str(out)).header["numerics"]["default_matmul_precision"] == "highest"

@@ -61,6 +61,7 @@ def test_the_projects_matrix_loads_and_every_cell_has_its_pins():
     (MINIMAL + '[[exclude]]\nimage = "jax-cpu"\n', 11, ["no reason", "reason ="]),
     (MINIMAL + '[[override]]\nprofile = "p"\npython_version = "3.10"\n', 13, ["unknown key 'python_version'", "'python'"]),
     (MINIMAL + "[extras]\n", 11, ["unknown table or key 'extras'"]),
+    (MINIMAL.replace("repeats = 2", 'numerics = "fast"'), 5, ["unknown numerics 'fast'", "strict", "vendor"]),
 ])
 def test_a_mistake_names_its_line_and_the_fix(tmp_path, text, line, words):
     message = error_of(tmp_path, text)

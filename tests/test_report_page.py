@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.image
 import pandas as pd
 import pytest
-from conftest import RUNS, ROOT, runner_cli
+from conftest import RUNS, ROOT, browser, headless, runner_cli
 
 from runner.report import latency_tables, load, render, tables
 
@@ -39,18 +39,10 @@ def test_report_writes_markdown_html_and_figures(everything, runs, tmp_path):
     assert "src=\"figures/" not in html  # self-contained
 
 
-def browser() -> str:
-    proc = subprocess.run([str(ROOT / "scripts" / "browser.sh")], capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        pytest.fail(f"no Chromium for the screenshot test: {proc.stderr.strip()}")
-    return proc.stdout.strip().splitlines()[-1]
-
-
 def test_report_html_renders_in_headless_chromium(runs, tmp_path):
     assert cli("report", *(str(runs / n) for n in RUNS), "--out", str(tmp_path)).returncode == 0
     page = (tmp_path / "report.html").as_uri()
-    flags = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--hide-scrollbars", "--no-first-run", "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = headless(tmp_path / "profile")
     dom = subprocess.run([*flags, "--virtual-time-budget=10000", "--dump-dom", page], capture_output=True,
                          text=True, timeout=300).stdout
     figures = len(list((tmp_path / "figures").glob("*.png")))

@@ -62,6 +62,15 @@ _RULES: List[Tuple[str, re.Pattern]] = [
         r"|Mismatched elements|mismatch", re.I)),
 ]
 
+# Errors after which a device context is unusable for the rest of the process (CUDA's sticky errors, an XLA runtime
+# that reports its device gone): the next case would fail for this one's sake, so the worker is replaced first.
+STICKY = re.compile(
+    r"illegal memory access|device-side assert|unspecified launch failure|misaligned address"
+    r"|illegal instruction was encountered|uncorrectable ECC error|launch timed out and was terminated"
+    r"|CUDA_ERROR_(ILLEGAL_ADDRESS|LAUNCH_FAILED|ASSERT|ECC_UNCORRECTABLE)|device is in an unusable state"
+    r"|TPU (has )?halted|DATA_LOSS: .*device", re.I)
+
+
 class CaseError(Exception):
     """A curated case misuses the harness (bench called twice, no function marker): our bug."""
 

@@ -22,6 +22,7 @@ from portability_harness.catalog import module_function
 from portability_harness.protocol import ENV_CONFIG, Config, Finished, Plan, Start
 from portability_harness.timing import Measurement, calibrate, measure
 from portability_harness.worker import Worker
+from portability_harness.worker_process import RETIRED
 
 _MISSING_PREFIX = "missing_api: "
 
@@ -174,6 +175,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         calibration_s=state.calibration_s,
         **{**state.extra, **fields},
     )
+    if outcome == "failed" and clf.STICKY.search(message or ""):
+        # The record is on disk (fsync'd); the process's device context is not usable any more. The supervisor
+        # starts a new worker, which skips every recorded case as a resumed run does.
+        os._exit(RETIRED)
 
 
 def _param_text(value: Any) -> str:
@@ -205,6 +210,9 @@ def pytest_runtest_call(item: pytest.Item):
         return
     with w.adapter.scope():
         yield
+        # An asynchronous device error lands on the case that caused it, not on the next one (raised here, it
+        # fails this case's call).
+        w.adapter.synchronize()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -15,6 +15,9 @@ from typing import Any, ClassVar, Dict, List, Optional, Type
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 DEVICE_KINDS = ("cpu", "cuda", "tpu", "xla-cpu")  # xla-cpu: PyTorch/XLA on the CPU
+# strict: the framework's own full-precision arithmetic (no TF32, JAX's matmuls at "highest"), so that a precision
+# failure is the framework's; vendor: whatever the framework does by default on the device.
+NUMERICS = ("strict", "vendor")
 MODES = ("steady", "paper")  # paper: the 2023 study's method (one call, no warm-up, jit off, strict placement)
 DEFAULT_TIMEOUT_S = 900.0  # the study's per-test limit: 15 minutes
 
@@ -34,6 +37,7 @@ class Exit(IntEnum):
     INCOMPATIBLE_RESULTS = 4  # --resume into a file of another configuration
     WORKER_DIED = 5  # the worker died before running any case
     OUTPUT = 6  # the results file cannot be written (no space, no permission, a read-only file system)
+    INCOMPATIBLE_DEVICE = 7  # the framework build cannot run on this device (compat.py): a verdict, no case run
     # Stopped by a signal: 128 + the signal's number, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
 
 
@@ -84,9 +88,13 @@ class Config:
     census_ops: List[str] = field(default_factory=list)
     census_dtypes: List[str] = field(default_factory=list)
     census_undeclared: bool = False
+    numerics: str = "strict"  # NUMERICS
     # Where the host ran this (the engine, and on a cluster the node and Ray's version): the records' header
     # and footer carry it, so a cell resumed on another node says where each part ran.
     engine: Dict[str, Any] = field(default_factory=dict)
+    # What the host read of the cell's device (cuda: runner.devices.gpu_facts' first GPU), for the compatibility
+    # verdict and the header; empty on the CPU.
+    device_facts: Dict[str, Any] = field(default_factory=dict)
     annotations: Optional[str] = None  # default <curated_root>/annotations.json
 
     def case_paths(self) -> List[str]:
@@ -124,6 +132,8 @@ class Config:
             raise ConfigError(f"unknown device kind {cfg.device!r}; choose one of {', '.join(DEVICE_KINDS)}")
         if cfg.mode not in MODES:
             raise ConfigError(f"unknown mode {cfg.mode!r}; choose one of {', '.join(MODES)}")
+        if cfg.numerics not in NUMERICS:
+            raise ConfigError(f"unknown numerics {cfg.numerics!r}; choose one of {', '.join(NUMERICS)}")
         if cfg.task not in TASKS:
             raise ConfigError(f"unknown task {cfg.task!r}; choose one of {', '.join(TASKS)}")
         if not (cfg.cpus in ("all", "all-but-one") or str(cfg.cpus).isdigit() and int(cfg.cpus) > 0):

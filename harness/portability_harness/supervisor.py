@@ -122,7 +122,21 @@ class Supervisor:
             return f"{census.PREFIX}/{self.cfg.framework}/{fields['op']}"
         return case_id.split("::")[0]
 
+    def check_compatible(self) -> None:
+        """A framework build that cannot run on the cell's GPU ends the run before any case, as a verdict on the
+        cell (Exit.INCOMPATIBLE_DEVICE) naming both sides; no results file is written."""
+        if self.cfg.device != "cuda" or not self.cfg.device_facts or self.cfg.task == "declared":
+            return
+        from portability_harness import build_facts, compat
+
+        build = build_facts.probe(self.cfg.framework, self.cfg.device)
+        reason = compat.cuda_reason(build.get("label", self.cfg.framework), build, self.cfg.device_facts) \
+            if build else None
+        if reason:
+            raise HarnessError(reason, code=Exit.INCOMPATIBLE_DEVICE)
+
     def run(self) -> int:
+        self.check_compatible()
         self.prepare_output()
         restarts = 0
         try:

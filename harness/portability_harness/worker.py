@@ -33,6 +33,7 @@ class Worker:
     """State of one worker process: the adapter (framework imported once), the writer, the events."""
 
     def __init__(self, cfg: Config):
+        self.numerics: Dict[str, Any] = {}  # what adapter.numerics put in force, for the header
         self.cfg = cfg
         self.root = os.path.abspath(cfg.curated_root)
         self.emit = Emitter(int(os.environ[ENV_EVENTS_FD]))
@@ -74,6 +75,7 @@ class Worker:
             self.adapter.setup(self.cfg.device, self.cfg.mode)
         except DeviceUnavailable as e:
             self.fail(Exit.DEVICE_UNAVAILABLE, str(e))
+        self.numerics = self.adapter.numerics(self.cfg.numerics)
         header = self._header()
         existing = store.read(self.cfg.out).header
         if existing is not None:
@@ -109,6 +111,9 @@ class Worker:
             runner_version=portability_harness.__version__,
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
+            numerics=self.numerics,
+            build=a.build(),  # what the build supports (CUDA runtime, cuDNN, arch list): compat.py's side of it
+            device_facts=cfg.device_facts or None,  # what the host read of the device (driver, capability)
             # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
             catalog=usage_by_name(curated(self.root, cfg.framework)) if cfg.task != "census" else {},
             **self._census_header(),

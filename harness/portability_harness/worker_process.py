@@ -58,6 +58,10 @@ def discard_spare(spare: Spawned) -> None:
     spare.proc.wait()
 
 
+# A worker exits with this after recording a case whose error leaves the device unusable (classify.STICKY).
+RETIRED = 75
+
+
 def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:
     if end.timed_out:
         return f"exceeded the per-case timeout of {timeout_s:g} s and was killed" if timeout_s else "timed out"
@@ -70,6 +74,8 @@ def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limi
         except ValueError:
             name = f"signal {-end.returncode}"
         return f"the worker died with {name}"
+    if end.returncode == RETIRED:
+        return "the last case left the device unusable (a sticky device error); a new worker takes the next case"
     return f"the worker exited with status {end.returncode}"
 
 

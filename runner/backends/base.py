@@ -1,4 +1,4 @@
-"""What both backends share: the interface (Backend, Environment), CellFailed, how a harness run's output
+"""What both backends share: the interface (Backend, Environment), CellFailed and CellIncompatible, how a harness run's output
 becomes events, and the most telling line of a failed install. Kept out of the package's __init__, which picks a
 backend and so imports both, and free of the plan, which asks that choice: each backend imports this without a
 circle.
@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from portability_harness.protocol import Config, Error, Event, decode
+from portability_harness.protocol import Config, Error, Event, Exit, decode
 
 from runner.errors import UserError
 
@@ -26,6 +26,14 @@ class CellFailed(UserError):
 
     def __init__(self, message: str):
         super().__init__(message, code=3)
+
+
+class CellIncompatible(UserError):
+    """The framework build cannot run on this device (the harness's compat.py): the cell's verdict, not a failure;
+    the message names both sides."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code=0)
 
 
 class Environment(ABC):
@@ -69,6 +77,8 @@ def harness_events(config: Config, chunks: Iterable[bytes], ended: Callable[[], 
                 yield event
     returncode, detail = ended()
     label = f"{config.image} ({config.profile})"
+    if errors and errors[-1].reason == Exit.INCOMPATIBLE_DEVICE.name.lower():
+        raise CellIncompatible(errors[-1].message)
     if errors:
         raise CellFailed(f"{label}: {errors[-1].message}")
     if returncode != 0:

@@ -20,10 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from portability_harness import processes
+from portability_harness import build_facts, compat, processes
 from portability_harness.protocol import Config, Event
 
-from runner import harness_dist
+from runner import devices, harness_dist
 from runner.backends import interpreters
 from runner.backends.base import STOP_WAIT_S, Backend, Environment, Log, harness_events
 from runner.backends.installer import Installer, uv_executable
@@ -144,6 +144,16 @@ def install_harness(venv: Path, wheel: Path) -> None:
     Installer.find().install(venv, ["--no-deps", "--reinstall" if uv_executable() else "--force-reinstall",
                                     str(wheel)], f"install the harness into {venv.name}", [])
     marker.write_text(wheel.parent.name)
+
+
+def known_incompatibility(cell: "Cell") -> Optional[str]:
+    """For a dry run: why a cuda cell's framework build cannot run on this host's GPU, where its venv is built
+    already (the build is probed there, nothing is installed); None when it can, or when that is not known yet."""
+    gpu, venv = devices.facts(cell.device), venv_path(cell.image, cell.profile)
+    if cell.device != "cuda" or not gpu or not (venv / _HARNESS).exists():
+        return None
+    build = build_facts.probe(cell.framework, cell.device, python=str(python_of(venv)))
+    return compat.cuda_reason(build.get("label", cell.framework), build, gpu) if build else None
 
 
 class VenvEnvironment(Environment):

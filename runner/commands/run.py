@@ -48,8 +48,8 @@ def _cell_table(path: Path) -> Table:
 
 _STYLE = {"pass": "green", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
           "case_error": "bold red"}
-_CELL_STYLE = {"done": "green", "failed": "red", "not_run": "dim", "excluded": "dim", "running": "yellow",
-               "pending": "yellow"}
+_CELL_STYLE = {"done": "green", "failed": "red", "incompatible": "magenta", "not_run": "dim", "excluded": "dim",
+               "running": "yellow", "pending": "yellow"}
 
 
 def _summary_table(merged: dict) -> Table:
@@ -106,7 +106,8 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
         console.print(f"[yellow]{view.QUICK}", highlight=False)
     console.print(f"merged results: {rundir.path / RunDir.MERGED}\nsummary: {rundir.path / RunDir.SUMMARY}")
     failed = [c for c in merged["cells"] if c["status"] == "failed"]
-    if not any(c["status"] == "done" for c in merged["cells"]):
+    # An incompatible cell is a verdict (the build cannot run on this device), a result like a done one.
+    if not any(c["status"] in ("done", "incompatible") for c in merged["cells"]):
         raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)
     if failed:  # the last line and the exit status say it, so that no one takes the run for a complete one
         err.print(f"[red]finished with {escape(view.failed_cells(merged))}[/] (reasons above and in merged.json)",
@@ -219,11 +220,24 @@ def run_matrix(
             t.add_column(col, overflow="fold")
         for c in cells:
             where = f"a node with cell:{c.device}" if address else c.backend
-            t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats),
-                      "run" if c.runnable else c.initial_status, c.reason or "")
+            will, reason = ("run" if c.runnable else c.initial_status), c.reason or ""
+            if c.runnable and c.device == "cuda" and not address:
+                will, reason = _compatibility(c)
+            t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats), will, reason)
         console.print(t)
         return
     _run(project, cells, out, resume, address)
+
+
+def _compatibility(cell: Cell) -> tuple[str, str]:
+    """A runnable cuda cell in a dry run: incompatible where its built venv's framework cannot run on this GPU."""
+    from runner.backends import local
+
+    later = "whether its build can run on this GPU is checked when the cell starts"
+    if cell.backend != "local" or not local.venv_path(cell.image, cell.profile).exists():
+        return "run", later
+    known = local.known_incompatibility(cell)
+    return ("incompatible", known) if known else ("run", "")
 
 
 def _census_table(path: Path) -> Table:

@@ -86,7 +86,8 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                 # run's facts for it still count.
                 if key not in catalogs or facts.get("decile") is not None:
                     catalogs[key] = facts
-    if not rows and not census_rows:
+    # A folder whose cells were all found incompatible still has a verdict to show (the grid's `incompatible`).
+    if not rows and not census_rows and not any(c.get("status") == "incompatible" for c in cells):
         raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
                         "`runner bench --out FOLDER` first, and pass that folder")
     cases = pd.DataFrame(rows, columns=None if rows else [*SETUP_FIELDS, "file", "repeat", "run_id", "quick",

@@ -52,7 +52,8 @@ def setup_line(r: Results) -> str:
     """Versions, devices, host, date and repeats, in one line."""
     c = r.cases
     if c.empty:
-        return "Set-up: no case records (census records only)."
+        return "Set-up: no case records" + (" (census records only)." if not r.census.empty else
+                                            "; the grid says why each cell has none.")
     versions = ", ".join(f"{fw} {tables.joined(g['framework_version'])}" for fw, g in _by_framework(c))
     devices = ", ".join(f"{d} ({tables.joined(g['device_model'])})" for d, g in c.groupby("device", sort=False))
     hosts = tables.joined(h for h in c["host"] if h) or "unknown host"

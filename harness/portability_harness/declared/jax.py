@@ -43,6 +43,18 @@ _NAME_MODULES = ("jax.lax", "jax.lax.linalg", "jax.numpy", "jax.numpy.linalg", "
 
 
 def read() -> Dict[str, Any]:
+    """The table; jax_enable_x64 is put back as it was, so that the cases a worker runs after reading it (to
+    classify a failure) see the same JAX as the cases before."""
+    import jax
+
+    before = bool(jax.config.jax_enable_x64)
+    try:
+        return _read()
+    finally:
+        jax.config.update("jax_enable_x64", before)
+
+
+def _read() -> Dict[str, Any]:
     import jax
     import jaxlib
 

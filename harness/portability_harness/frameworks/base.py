@@ -36,6 +36,11 @@ class Adapter:
         self.device_kind, self.mode = device, mode
         self._setup()
 
+    def numerics(self, setting: str) -> Dict[str, Any]:
+        """Apply the cell's numeric setting (protocol.NUMERICS) after setup; returns what is now in force, for the
+        header."""
+        return {"numerics": setting}
+
     def _setup(self) -> None:
         raise NotImplementedError
 
@@ -49,6 +54,12 @@ class Adapter:
     def facts(self) -> Dict[str, Any]:
         return {}
 
+    def build(self) -> Dict[str, Any]:
+        """What this build of the framework supports, readable with no device present (compat.py compares it with
+        the GPU): `label` ("PyTorch 1.12.0"), `cuda_build` (False: CPU only; None: unknown), `cuda` (the CUDA
+        runtime it was built against), `cudnn`, `arches` (sm_XY machine code and compute_XY PTX)."""
+        return {"label": f"{self.name} {self.version()}", "cuda_build": None}
+
     # --- around each case and each timed call --------------------------------------------
     def scope(self) -> "contextlib.AbstractContextManager[Any]":
         """Entered around every case so that ops without an explicit device land on the cell's."""
@@ -60,6 +71,9 @@ class Adapter:
 
     def sync(self, out: Any) -> None:
         """Block until every array in `out` exists on the device."""
+
+    def synchronize(self) -> None:
+        """Wait for all work queued on the device (after each case, so that an asynchronous error is that case's)."""
 
     def snapshot(self) -> Any:
         """State read before a timed call so that `fallback` can tell what happened during it."""

@@ -47,16 +47,44 @@ class JaxAdapter(Adapter):
 
         monitoring.register_event_duration_secs_listener(listener)
 
+    def numerics(self, setting: str) -> Dict[str, Any]:
+        import jax
+
+        if setting == "strict":  # JAX's default lets a GPU use TF32 and a TPU one bfloat16 pass for float32 matmuls
+            jax.config.update("jax_default_matmul_precision", "highest")
+        return {"numerics": setting, "default_matmul_precision": jax.config.jax_default_matmul_precision}
+
     def device_model(self) -> str:
         if self.device_kind == "cpu":
             return super().device_model()
         return str(getattr(self.handle, "device_kind", self.handle))
+
+    def build(self) -> Dict[str, Any]:
+        import re
+        from importlib import metadata
+
+        import jaxlib
+
+        # CUDA comes as a plugin package (jax-cuda12-plugin) in current releases, as a local version of jaxlib
+        # itself (0.4.7+cuda11.cudnn86) in 2023's; with neither, whether this build has CUDA is left unknown.
+        plugins = sorted({d.metadata["Name"].lower().replace("_", "-") for d in metadata.distributions()
+                          if re.match(r"jax[-_]cuda\d+[-_]plugin$", (d.metadata["Name"] or "").lower())})
+        local = re.search(r"\+cuda(\d+)", jaxlib.__version__)
+        major = local.group(1) if local else (re.search(r"cuda(\d+)", plugins[0]).group(1) if plugins else None)
+        return {"label": f"JAX with jaxlib {jaxlib.__version__}", "cuda_build": True if major else None,
+                "cuda": major, "plugins": plugins, "arches": []}
 
     def facts(self) -> Dict[str, Any]:
         import jax
         import jaxlib
 
         return {"jaxlib_version": jaxlib.__version__, "jit_disabled": bool(jax.config.jax_disable_jit)}
+
+    def synchronize(self) -> None:
+        import jax
+
+        if self.device_kind != "cpu" and hasattr(jax, "effects_barrier"):
+            jax.effects_barrier()  # waits for the device's pending effects, where an async error surfaces
 
     def scope(self):
         import jax

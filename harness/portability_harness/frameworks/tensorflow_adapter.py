@@ -36,6 +36,13 @@ class TensorFlowAdapter(Adapter):
             raise DeviceUnavailable(f"tensorflow {tf.__version__} sees no {kind} device")
         self.handle = f"/device:{kind}:0"
 
+    def numerics(self, setting: str) -> Dict[str, Any]:
+        import tensorflow as tf
+
+        if setting == "strict":  # TensorFlow enables TF32 on Ampere and newer GPUs by default
+            tf.config.experimental.enable_tensor_float_32_execution(False)
+        return {"numerics": setting, "tensor_float_32": tf.config.experimental.tensor_float_32_execution_enabled()}
+
     def device_model(self) -> str:
         import tensorflow as tf
 
@@ -45,6 +52,14 @@ class TensorFlowAdapter(Adapter):
         if self.device_kind == "tpu":
             return "TPU " + os.environ.get("TPU_ACCELERATOR_TYPE", "")
         return super().device_model()
+
+    def build(self) -> Dict[str, Any]:
+        import tensorflow as tf
+
+        info = tf.sysconfig.get_build_info()  # tensorflow-cpu: is_cuda_build False and no CUDA keys
+        return {"label": f"TensorFlow {tf.__version__}", "cuda_build": bool(info.get("is_cuda_build")),
+                "cuda": info.get("cuda_version"), "cudnn": info.get("cudnn_version"),
+                "arches": list(info.get("cuda_compute_capabilities") or [])}
 
     def facts(self) -> Dict[str, Any]:
         import tensorflow as tf
@@ -65,9 +80,21 @@ class TensorFlowAdapter(Adapter):
                 and getattr(t, "dtype", None) not in (tf.variant, tf.resource) and not getattr(t, "_in_graph_mode", False)]
 
     def sync(self, out: Any) -> None:
-        # Eager ops may still be queued on an accelerator; .numpy() waits for each result.
+        import tensorflow as tf
+
+        if self.device_kind == "cpu":
+            return  # an eager CPU kernel has run when the op returns: nothing is queued
+        sync_devices = getattr(getattr(tf.test, "experimental", None), "sync_devices", None)
+        if sync_devices is not None:
+            sync_devices()  # waits for the device's queue without copying any output back to the host
+            return
+        # Releases before 2.13 have no device barrier: .numpy() waits for each result, at the price of a copy.
         for t in self._tensors(out):
             t.numpy()
+
+    def synchronize(self) -> None:
+        if self.device_kind != "cpu":
+            self.sync(None)
 
     def fallback(self, out: Any, before: Any) -> Optional[Dict[str, Any]]:
         import tensorflow as tf

@@ -42,6 +42,15 @@ class TorchAdapter(Adapter):
             if hw != wanted:
                 raise DeviceUnavailable(f"torch_xla selected a {hw} device, not {wanted} (PJRT_DEVICE={os.environ.get('PJRT_DEVICE')})")
 
+    def numerics(self, setting: str) -> Dict[str, Any]:
+        import torch
+
+        if setting == "strict":  # TF32 rounds float32 matmuls and convolutions to a 10-bit mantissa on Ampere+
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
+        return {"numerics": setting, "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+                "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32}
+
     def device_model(self) -> str:
         import torch
 
@@ -61,6 +70,20 @@ class TorchAdapter(Adapter):
             facts["torch_xla_version"] = torch_xla.__version__
         return facts
 
+    def build(self) -> Dict[str, Any]:
+        import torch
+
+        cuda = torch.version.cuda
+        # get_arch_list() answers [] without a usable GPU; the build's own flags answer on any machine.
+        flags = getattr(torch._C, "_cuda_getArchFlags", None)
+        facts: Dict[str, Any] = {"label": f"PyTorch {torch.__version__}", "cuda_build": cuda is not None,
+                                 "cuda": cuda, "arches": (flags() or "").split() if cuda and flags else []}
+        try:
+            facts["cudnn"] = torch.backends.cudnn.version() if cuda else None
+        except Exception:  # loading libcudnn can fail where no driver is installed; the fact is then unknown
+            facts["cudnn"] = None
+        return facts
+
     def sync(self, out: Any) -> None:
         import torch
 
@@ -73,6 +96,10 @@ class TorchAdapter(Adapter):
             # torch_xla.sync() replaced xm.mark_step(); either cuts the lazy graph and launches it.
             (torch_xla.sync if hasattr(torch_xla, "sync") else xm.mark_step)()
             xm.wait_device_ops()
+
+    def synchronize(self) -> None:
+        if self.device_kind == "cuda" or self.xla:
+            self.sync(None)
 
     def _xla_counters(self) -> Dict[str, int]:
         import torch_xla.debug.metrics as met

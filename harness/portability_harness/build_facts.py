@@ -1,0 +1,43 @@
+"""`python -m portability_harness.build_facts FRAMEWORK [DEVICE]`: what this environment's build of the framework
+supports (Adapter.build: CUDA runtime, cuDNN, compiled arch list), as one JSON object on stdout.
+
+Its own process because reading it imports the framework, which the supervisor never does; the host's dry run asks
+the same question of a venv it has already built.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any, Dict, List, Optional
+
+from portability_harness.frameworks import adapter_for
+
+PROBE_S = 600.0  # an import of TensorFlow on a cold disk takes minutes on a small machine
+
+
+def probe(framework: str, device: str, python: str = sys.executable) -> Optional[Dict[str, Any]]:
+    """The build facts read by `python` (default: this interpreter), or None if they could not be read (the run
+    then goes on, and a framework that cannot start says why in its own error)."""
+    try:
+        out = subprocess.run([python, "-m", "portability_harness.build_facts", framework, device],
+                             capture_output=True, text=True, timeout=PROBE_S)
+        facts = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return facts if isinstance(facts, dict) else None
+
+
+def main(argv: List[str]) -> int:
+    if not 1 <= len(argv) <= 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    adapter = adapter_for(argv[0])
+    os.environ.update(adapter.environment(argv[1] if len(argv) > 1 else "cpu", "steady"))
+    print(json.dumps(adapter.build(), default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""The compatibility verdict on real artefacts of real builds and devices: the arch list PyTorch 1.12.0 from PyPI
+reports (tests/devices/torch-1.12.0-build.json, read by `python -m portability_harness.build_facts` from the real
+wheel), TensorFlow 2.21.0's tf.sysconfig.get_build_info() (tests/devices/tensorflow-2.21.0-build-info.json), and
+what nvidia-smi prints on an H100 (tests/devices/h100/nvidia-smi, run here as the host would run it)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from conftest import ROOT
+from portability_harness import compat
+
+from runner import devices
+
+DEVICES = ROOT / "tests" / "devices"
+TORCH_112 = json.loads((DEVICES / "torch-1.12.0-build.json").read_text())
+_TF = json.loads((DEVICES / "tensorflow-2.21.0-build-info.json").read_text())
+TF_221 = {"label": "TensorFlow 2.21.0", "cuda_build": _TF["is_cuda_build"], "cuda": _TF["cuda_version"],
+          "arches": _TF["cuda_compute_capabilities"]}
+
+
+def gpu(cap: str, cuda: str = "12.2", name: str = "the GPU") -> dict:
+    return {"name": name, "compute_cap": cap, "driver_version": "535.183.06", "cuda_version": cuda}
+
+
+@pytest.fixture(scope="module")
+def h100() -> dict:
+    """The first GPU as runner.devices reads it from the test-only nvidia-smi, through a real subprocess."""
+    smi = str(DEVICES / "h100" / "nvidia-smi")
+    rows = subprocess.run([smi, f"--query-gpu={','.join(devices.GPU_QUERY)}", "--format=csv,noheader"],
+                          capture_output=True, text=True, check=True).stdout
+    banner = subprocess.run([smi], capture_output=True, text=True, check=True).stdout
+    (first,) = devices.parse_gpu_facts(rows, banner)
+    return first
+
+
+def test_the_host_reads_the_gpu_its_driver_and_the_newest_cuda_the_driver_supports(h100):
+    assert h100 == {"name": "NVIDIA H100 80GB HBM3", "compute_cap": "9.0", "driver_version": "535.183.06",
+                    "memory_mib": 81559, "cuda_version": "12.2"}
+
+
+def test_the_host_reads_its_gpus_through_nvidia_smi_on_path(monkeypatch):
+    monkeypatch.setenv("PATH", f"{DEVICES / 'h100'}{os.pathsep}{os.environ['PATH']}")
+    devices.gpu_facts.cache_clear()
+    try:
+        assert devices.nvidia_gpus() == ["NVIDIA H100 80GB HBM3"]
+        assert devices.facts("cuda")["compute_cap"] == "9.0" and devices.facts("cpu") == {}
+        assert devices.absent_reason.__wrapped__("cuda") is None
+    finally:
+        devices.gpu_facts.cache_clear()
+
+
+def test_pytorch_1_12_from_pypi_cannot_run_on_an_h100_and_the_reason_names_both_sides(h100):
+    reason = compat.cuda_reason(TORCH_112["label"], TORCH_112, h100)
+    assert reason == ("PyTorch 1.12.0+cu102 is built for sm_37, sm_50, sm_60, sm_70 without PTX; "
+                      "NVIDIA H100 80GB HBM3 is sm_90")
+
+
+@pytest.mark.parametrize("cap,runs", [("3.7", True), ("6.1", True), ("7.0", True), ("7.5", True), ("8.0", False),
+                                      ("8.6", False), ("9.0", False)])
+def test_machine_code_runs_on_its_own_major_at_an_equal_or_newer_minor(cap, runs):
+    # The study's T4 (7.5) runs PyTorch 1.12's sm_70 code; an A100 (8.0) does not.
+    assert (compat.cuda_reason("PyTorch 1.12.0", TORCH_112, gpu(cap, cuda="11.4")) is None) is runs
+
+
+def test_tensorflow_2_21_reaches_an_h100_only_through_ptx_which_an_older_driver_cannot_compile(h100):
+    reason = compat.cuda_reason("TensorFlow 2.21.0", TF_221, h100)
+    assert "compute_90" in reason and "CUDA 12.5.1" in reason and "CUDA 12.2" in reason
+    assert compat.cuda_reason("TensorFlow 2.21.0", TF_221, dict(h100, cuda_version="12.8")) is None
+    # On an A100 its sm_80 machine code needs no JIT, and CUDA 12's minor-version compatibility lets 12.5 run on 12.2.
+    assert compat.cuda_reason("TensorFlow 2.21.0", TF_221, gpu("8.0", cuda="12.2")) is None
+
+
+def test_a_runtime_of_a_newer_cuda_major_than_the_driver_supports_is_incompatible():
+    reason = compat.cuda_reason("TensorFlow 2.21.0", TF_221, gpu("8.0", cuda="11.4"))
+    assert reason == "TensorFlow 2.21.0 is built for CUDA 12.5.1; the driver 535.183.06 supports CUDA 11.4 at most"
+    # CUDA 10 had no minor-version compatibility: 10.2 needs a driver of 10.2 or newer.
+    assert compat.cuda_reason("PyTorch 1.12.0", TORCH_112, gpu("7.0", cuda="10.1")) is not None
+
+
+def test_a_cpu_only_build_is_incompatible_and_unknown_facts_never_are():
+    assert "CPU-only" in compat.cuda_reason("TensorFlow 2.21.0", {"cuda_build": False}, gpu("9.0"))
+    assert compat.cuda_reason("JAX", {"cuda_build": None, "arches": []}, gpu("9.0")) is None
+    assert compat.cuda_reason("PyTorch 1.12.0", TORCH_112, {}) is None
+
+
+def test_arch_specific_code_runs_only_on_its_own_chip_and_ptx_on_any_newer_one():
+    assert compat.runs_on("sm_90a", (9, 0)) and not compat.runs_on("sm_90a", (10, 0))
+    assert compat.runs_on("compute_37", (9, 0)) and not compat.runs_on("compute_90", (8, 9))
+    assert compat.describe_arches(["sm_80", "compute_80"]) == "sm_80 with PTX compute_80"

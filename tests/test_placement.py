@@ -1,0 +1,40 @@
+"""TensorFlow's placement check, run in the real TensorFlow of the tf-cpu venv: an op that TensorFlow's soft
+placement ran on the CPU inside a scope for an accelerator is a `fallback` naming where it ran, never a pass; an op
+that stayed on the cell's device is none."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from conftest import clean_env
+
+pytestmark = pytest.mark.slow
+
+SCRIPT = """
+import json
+import tensorflow as tf
+from portability_harness.frameworks import adapter_for
+
+a = adapter_for("tensorflow")
+a.setup("cpu", "steady")
+with a.scope():
+    on_cpu = tf.math.add(tf.ones(3), tf.ones(3))
+stayed = a.fallback(on_cpu, None)
+# The same output judged for a cuda cell: soft placement put it on the CPU although the scope asked for the GPU.
+a.device_kind, a.handle = "cuda", "/device:GPU:0"
+with tf.device(a.handle):
+    moved = tf.math.add(tf.ones(3), tf.ones(3))
+print(json.dumps({"stayed": stayed, "moved": a.fallback(moved, None), "soft": tf.config.get_soft_device_placement()}))
+"""
+
+
+def test_an_op_soft_placement_ran_on_the_cpu_inside_a_gpu_scope_is_a_fallback(venv_for):
+    env = venv_for("tf-cpu")
+    proc = subprocess.run([str(env.venv / "bin" / "python"), "-c", SCRIPT], capture_output=True, text=True,
+                          timeout=600, env=clean_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["soft"] is True  # the setting under which TensorFlow moves an op silently
+    assert found["stayed"] is None
+    assert found["moved"] == {"devices": ["/job:localhost/replica:0/task:0/device:CPU:0"]}
