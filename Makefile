@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker test-ray report images bench-overhead bench-timing clean
+.PHONY: matrix test test-docker test-ray report images device-check bench-overhead bench-timing clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -30,6 +30,11 @@ report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest 
 
 images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=image to build on an offline base)
 	$(BIN)/runner images build $(if $(BASE),--base $(BASE))
+
+# No .venv, no network, no Docker: the interpreter measured is PYTHON itself (its own frameworks and pytest).
+device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees (RESULTS=folder)
+	$(PYTHON) scripts/device_check.py --python $(PYTHON) $(if $(RESULTS),--out $(RESULTS)) \
+	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)')
 
 bench-overhead: $(BIN)/.installed
 	$(BIN)/python benchmarks/harness_overhead.py

@@ -12,7 +12,7 @@ from portability_harness.protocol import Config
 
 from runner import devices
 from runner.images import ImageSpec
-from runner.matrix import Profile
+from runner.matrix import Profile, memory_mb
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Cell:
     cell_timeout_s: float  # docker: the container is killed after this
     mode: str
     quick: bool
-    memory_limit_mb: int  # the worker's memory limit (docker: the container's)
+    memory: float | str  # the worker's memory limit (docker: the container's), as matrix.toml gives it
     precision: Optional[float]  # steady sampling (protocol.Config)
     confidence: float
     cpus: str
@@ -39,6 +39,13 @@ class Cell:
     census_ops: tuple[str, ...] = ()
     census_dtypes: tuple[str, ...] = ()
     census_undeclared: bool = False
+    extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed to the worker beyond existing.PASSED
+
+    @property
+    def memory_limit_mb(self) -> int:
+        """In MiB, of the machine that asks: a share is of the memory of the node that runs the cell, not of the
+        driver that planned it."""
+        return memory_mb(self.memory)
 
     @property
     def name(self) -> str:

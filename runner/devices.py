@@ -5,8 +5,10 @@ importing a framework, so the host driver stays light and a missing device is a 
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import urllib.request
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -55,11 +57,36 @@ def parse_gpu_facts(rows: str, banner: str) -> tuple[dict, ...]:
 
 def facts(device: str) -> dict:
     """What the host reads of a cell's device for its header and compatibility verdict: the first GPU of a cuda
-    cell (the one its worker uses), nothing for the CPU."""
+    cell (the one its worker uses), the TPU's type, nothing for the CPU."""
     if device == "cuda":
         gpus = gpu_facts()
         return dict(gpus[0]) if gpus else {}
+    if device == "tpu":
+        return tpu_facts()
     return {}
+
+
+METADATA = "http://metadata.google.internal/computeMetadata/v1/instance/attributes/accelerator-type"
+
+
+def tpu_facts() -> dict:
+    """The TPU's type ("v4-8", "v5litepod-8") as the host knows it: TPU_ACCELERATOR_TYPE, which TPU VMs set, else
+    the VM's metadata server, else only the chips' PCI ids. Read once on the host, so that every framework's cell
+    on this TPU names it the same way (inside a container the frameworks see neither)."""
+    chips = tpu_chips()
+    if not chips:
+        return {}
+    found = {"chips": len(chips)}
+    kind = os.environ.get("TPU_ACCELERATOR_TYPE")
+    if kind:
+        return {**found, "accelerator_type": kind, "source": "TPU_ACCELERATOR_TYPE"}
+    try:
+        request = urllib.request.Request(METADATA, headers={"Metadata-Flavor": "Google"})
+        with urllib.request.urlopen(request, timeout=2) as answer:
+            return {**found, "accelerator_type": answer.read().decode().strip(), "source": "metadata"}
+    except OSError:
+        ids = sorted({_read(Path("/sys/bus/pci/devices") / c / "device") for c in chips} - {""})
+        return {**found, "pci_device_ids": ids, "source": "pci"} if ids else found
 
 
 def tpu_chips() -> list[str]:

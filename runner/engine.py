@@ -61,7 +61,7 @@ def run_cell(project: Project, state: CellState, rundir: RunDir,
              display: Callable[[int], AbstractContextManager]) -> None:
     """Every repeat of one cell that has not finished in this folder yet."""
     cell = state.cell
-    backend = backends.get(cell.backend, project)
+    backend = backends.get(cell.backend, project, cell.extra_env)
     environment: Optional[Environment] = None
     try:
         for repeat in range(1, cell.repeats + 1):

@@ -91,7 +91,7 @@ class CellSettings:
     timeout_s: float
     cell_timeout_s: float
     modes: tuple[str, ...]  # steady, paper, or both (the study's method beside ours, in one run)
-    memory_limit_mb: int
+    memory: float | str  # a share of the memory of the machine that runs the cell, or an amount (memory_mb)
     precision: float | None  # steady sampling: the median's interval within this, relative
     confidence: float
     cpus: str
@@ -138,7 +138,7 @@ class Matrix:
             memory = s.get("memory", memory)
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
         return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
-                            modes=self.modes, memory_limit_mb=memory_mb(memory), precision=self.precision,
+                            modes=self.modes, memory=memory, precision=self.precision,
                             confidence=self.confidence, cpus=self.cpus, numerics=self.numerics,
                             base=base.format(python=p.python) if base else None, excluded=excluded)
 

@@ -8,12 +8,13 @@ re-derives a setting.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from runner import backends, devices
 from runner.cell import Cell
 from runner.errors import UserError
+from runner.matrix import Profile
 from runner.project import Project
 
 
@@ -34,6 +35,7 @@ class Options:
     census_ops: tuple[str, ...] = ()  # census: fnmatch patterns over the database's op names; () all
     census_dtypes: tuple[str, ...] = ()  # census: canonical dtype names; () all
     census_undeclared: bool = False  # census: also the dtypes the device does not declare
+    extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed beyond existing.PASSED (--env)
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
@@ -42,17 +44,22 @@ def plan(project: Project, options: Options) -> list[Cell]:
     here = options.engine == "local"  # else the cluster's nodes have the devices and choose the backend
     backend = backends.choose(options.backend) if here else backends.check(options.backend)
     names = options.images or tuple(project.cell_images())
+    existing = backends.is_existing(backend)
     cells = []
-    for profile_name in options.profiles or tuple(m.matrix_profiles):
-        m.profile(profile_name)  # an unknown profile is an error before anything runs
+    for profile_name in _profiles(project, options, existing):
+        if not existing:
+            m.profile(profile_name)  # an unknown profile is an error before anything runs
         for name in names:
             spec = project.image(name)
-            s = m.settings(spec.name, spec.framework, spec.device, profile_name)
+            s = m.settings(spec.name, spec.framework, spec.device, m.matrix_profiles[0] if existing else profile_name)
+            if existing:  # no pins apply: the profile is a label for what the environment holds
+                s = replace(s, profile=Profile(name=profile_name, python="", packages={}))
             functions = project.matching(spec.framework, options.functions)
             blocked = ((devices.absent_reason(spec.device) if here else None)
                        or (f"--functions selects no curated {spec.framework} function"
                            if options.functions and not functions else None)
-                       or (backends.unavailable_reason(backend, spec.device) if here else None))
+                       or (backends.unavailable_reason(backend, spec.device) if here else None)
+                       or (_lacks(project, backend, spec.framework) if here and existing else None))
             base = None
             if backend in ("docker", "auto") and not s.excluded:
                 try:
@@ -65,9 +72,25 @@ def plan(project: Project, options: Options) -> list[Cell]:
                 cells.append(Cell(
                     image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
                     timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
-                    quick=options.quick, memory_limit_mb=s.memory_limit_mb, precision=s.precision,
+                    quick=options.quick, memory=s.memory, precision=s.precision,
                     confidence=s.confidence, cpus=s.cpus, numerics=s.numerics, functions=functions, base=base,
                     excluded=s.excluded, blocked=None if s.excluded else blocked, task=options.task,
                     census_ops=options.census_ops, census_dtypes=options.census_dtypes,
-                    census_undeclared=options.census_undeclared))
+                    census_undeclared=options.census_undeclared, extra_env=options.extra_env))
     return cells
+
+
+def _profiles(project: Project, options: Options, existing: bool) -> tuple[str, ...]:
+    """The profiles to plan. An existing environment has one, its label: a --profile that matrix.toml does not
+    define names it, else `existing`."""
+    if not existing:
+        return options.profiles or tuple(project.matrix.matrix_profiles)
+    named = [p for p in options.profiles if p not in project.matrix.profiles]
+    return (named[0] if named else "existing",)
+
+
+def _lacks(project: Project, backend: str, framework: str) -> Optional[str]:
+    """Why an existing environment cannot serve the framework (an interpreter that does not run is an error)."""
+    from runner.backends import existing
+
+    return existing.lacks(existing.interpreter(backend), framework, project.harness_dir)

@@ -111,7 +111,7 @@ def _run_cell(attempt: Attempt, sink: Any, node: dict, tmp: Path, steps: Steps) 
     project = Project(tmp, None)  # type: ignore[arg-type]  # the cell is planned: no matrix needed
     out_dir = tmp / "results"
     out_dir.mkdir()
-    backend = backends.get(backends.choose(cell.backend), project)
+    backend = backends.get(backends.choose(cell.backend), project, cell.extra_env)
     environment = None
     try:
         for repeat in range(1, cell.repeats + 1):

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, config, harness
 
 pytestmark = pytest.mark.slow
 
@@ -88,3 +88,15 @@ def test_the_current_torch_cuda_is_judged_by_what_its_installed_wheel_says(tmp_p
         # A build that can serve sm_90 is let through; on this machine no GPU answers, which is the device's
         # failure to start, not a function's.
         assert cell["status"] == "failed" and "sees no CUDA device" in cell["reason"], cell
+
+
+def test_tensorflow_that_sees_no_gpu_says_why_from_its_own_log(venv_for, tmp_path):
+    # The tf-cpu venv holds the full tensorflow wheel, a CUDA build: asked for the GPU on this machine, it finds no
+    # driver, and says so in a warning the cell's error must carry (a log level that hid it said nothing).
+    out = tmp_path / "tf-cuda.jsonl"
+    rc, events = harness(venv_for("tf-cpu"), config(out, "tensorflow", device="cuda", quick=True,
+                                                   functions=["tf.math.add"]))
+    assert rc == 3 and events[-1]["reason"] == "device_unavailable", events
+    message = events[-1]["message"]
+    assert "sees no GPU device" in message and "(its log: " in message and "cuda" in message.lower(), message
+    assert not out.exists() or not [l for l in out.read_text().splitlines() if '"record": "case"' in l]

@@ -90,3 +90,25 @@ def test_arch_specific_code_runs_only_on_its_own_chip_and_ptx_on_any_newer_one()
     assert compat.runs_on("sm_90a", (9, 0)) and not compat.runs_on("sm_90a", (10, 0))
     assert compat.runs_on("compute_37", (9, 0)) and not compat.runs_on("compute_90", (8, 9))
     assert compat.describe_arches(["sm_80", "compute_80"]) == "sm_80 with PTX compute_80"
+
+
+def test_one_tpu_is_one_setup_whichever_framework_looked_at_it():
+    from portability_harness.worker import device_model
+
+    host = {"chips": 4, "accelerator_type": "v4-8", "source": "TPU_ACCELERATOR_TYPE"}
+    # JAX names the chip ("TPU v4"), torch_xla and TensorFlow inside a container see no type ("TPU ").
+    assert {device_model("tpu", seen, host) for seen in ("TPU v4", "TPU ", "TPU")} == {"TPU v4-8"}
+    assert device_model("tpu", "TPU v4", {}) == "TPU v4"  # nothing read on the host: the framework's name stays
+    assert device_model("cuda", "NVIDIA H100 80GB HBM3", {"accelerator_type": "v4-8"}) == "NVIDIA H100 80GB HBM3"
+
+
+def test_a_host_without_tpu_chips_reads_no_tpu_facts(monkeypatch):
+    monkeypatch.setenv("TPU_ACCELERATOR_TYPE", "v4-8")  # a variable alone is not a TPU
+    assert devices.tpu_chips() == [] and devices.facts("tpu") == {}
+
+
+def test_torch_xla_reaches_a_tpu_through_xrt_before_2_0_and_pjrt_after():
+    from portability_harness.frameworks.torch_adapter import xla_runtime
+
+    assert xla_runtime("1.12") == {"XRT_TPU_CONFIG": "localservice;0;localhost:51011"}  # the study's torch_xla
+    assert xla_runtime("2.9.0") == {"PJRT_DEVICE": "TPU"} and xla_runtime(None) == {"PJRT_DEVICE": "TPU"}

@@ -135,3 +135,13 @@ def test_the_image_carries_the_harness_wheel_and_nothing_of_the_host():
     names = zipfile.ZipFile(wheel).namelist()
     assert "portability_harness/__main__.py" in names and "portability_harness/pytest.ini" in names
     assert not any(n.startswith("runner/") for n in names)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.device != "cpu"], ids=lambda s: s.name)
+def test_accelerator_images_carry_what_declared_support_and_the_census_import(spec):
+    # The CPU image of each framework is where `runner declared` and `runner census` are tried here; an accelerator
+    # image of the same framework needs the same test dependencies, or those commands fail only on the device.
+    (cpu,) = [s for s in SPECS if s.framework == spec.framework and s.device == "cpu"]
+    extras = {p for p in cpu.packages if p not in (spec.framework, "jaxlib", "tensorflow", "torch")}
+    base = {re.split(r"[\[=<>]", p)[0] for p in spec.packages}
+    assert extras <= base, f"{spec.name} lacks {sorted(extras - base)}"

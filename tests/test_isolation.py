@@ -14,12 +14,17 @@ EXPECTED = {
 }
 
 
-def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
-    out = tmp_path / "faults.jsonl"
-    rc, events = harness(venv_for("torch-cpu"), config(out, "torch", FAULT_CASES, quick=True, timeout_s=3,
-                                                       cases=[str(FAULT_CASES / "torch" / "test_faults.py")]))
+def fault_run(env, out, framework: str, module: str, **fields) -> tuple[list[dict], dict[str, dict]]:
+    """Run one module of tests/fault_cases/<framework>/ in a real cell; its events and its cases by test name."""
+    rc, events = harness(env, config(out, framework, FAULT_CASES, quick=True,
+                                     cases=[str(FAULT_CASES / framework / module)], **fields))
     assert rc == 0, events
-    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    return events, {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+
+
+def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
+    events, cases = fault_run(venv_for("torch-cpu"), tmp_path / "faults.jsonl", "torch", "test_faults.py",
+                              timeout_s=3)
     assert len(cases) == 11  # each case exactly once
     for name, category in EXPECTED.items():
         assert cases[name]["outcome"] == "failed", cases[name]
@@ -36,10 +41,7 @@ def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
 
 def test_after_a_sticky_device_error_the_next_case_runs_in_a_new_worker(venv_for, tmp_path):
     out = tmp_path / "sticky.jsonl"
-    rc, events = harness(venv_for("torch-cpu"), config(out, "torch", FAULT_CASES, quick=True,
-                                                       cases=[str(FAULT_CASES / "torch" / "test_sticky.py")]))
-    assert rc == 0, events
-    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    events, cases = fault_run(venv_for("torch-cpu"), out, "torch", "test_sticky.py")
     assert [cases[n]["outcome"] for n in ("test_normal_before", "test_sticky_error", "test_normal_after")] == \
         ["passed", "failed", "passed"]
     assert "illegal memory access" in cases["test_sticky_error"]["message"]  # the case keeps its own error
@@ -54,10 +56,7 @@ def test_after_a_sticky_device_error_the_next_case_runs_in_a_new_worker(venv_for
 
 def test_reading_declared_support_in_a_worker_leaves_jax_as_it_was(venv_for, tmp_path):
     out = tmp_path / "state.jsonl"
-    rc, events = harness(venv_for("jax-cpu"), config(out, "jax", FAULT_CASES, quick=True,
-                                                     cases=[str(FAULT_CASES / "jax" / "test_state.py")]))
-    assert rc == 0, events
-    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    _, cases = fault_run(venv_for("jax-cpu"), out, "jax", "test_state.py")
     assert cases["test_a_support_failure"]["category"] == "not_implemented"
     assert cases["test_x64_is_still_off_after_the_read"]["outcome"] == "passed", cases["test_x64_is_still_off_after_the_read"]
     assert store.read(str(out)).header["numerics"]["default_matmul_precision"] == "highest"

@@ -20,7 +20,7 @@ repeats = 2
 
 [profiles.p]
 python = "3.11"
-packages = { jax = "0.10.2", jaxlib = "0.10.2", torch = "2.13.0", pytest = "8.3.5" }
+packages = { jax = "0.10.2", jaxlib = "0.10.2", torch = "2.13.0", pytest = "8.3.5", absl-py = "2.5.1" }
 bases = { cpu = "python:{python}-slim" }
 """
 

@@ -109,3 +109,14 @@ def test_a_cell_gives_the_harness_config_of_each_repeat(tmp_path):
     assert (cfg.framework, cfg.device, cfg.profile, cfg.image, cfg.repeat, cfg.timeout_s) == (
         "jax", "cpu", "p", "jax-cpu", 2, 60)
     assert cfg.functions == ["jax.numpy.*"] and cfg.quick and cfg.resume and cfg.git_commit == "abc"
+
+
+def test_a_memory_share_is_of_the_machine_that_runs_the_cell_not_the_one_that_planned_it(tmp_path, monkeypatch):
+    c = cells(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\nmemory = 0.5\n' + PROFILE))["jax-cpu/p"]
+    # The plan travels to a Ray node as it is; the node, with its own memory, turns the share into MiB.
+    monkeypatch.setattr(matrix, "host_memory_bytes", lambda: 64 * 2 ** 30)
+    assert c.memory_limit_mb == 32 * 1024
+    monkeypatch.setattr(matrix, "host_memory_bytes", lambda: 8 * 2 ** 30)
+    assert c.memory_limit_mb == 4 * 1024
+    amount = cells(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\nmemory = "3GiB"\n' + PROFILE))
+    assert amount["jax-cpu/p"].memory_limit_mb == 3 * 1024

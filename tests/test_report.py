@@ -337,3 +337,23 @@ def test_report_without_arguments_takes_the_latest_run(runs, tmp_path, tmp_path_
     assert proc.returncode == 0, proc.stderr
     assert (newer / "report.html").exists() and not (older / "report.html").exists()
     one_line_error(cli("report", cwd=tmp_path_factory.mktemp("no-checkout")), "no run under")
+
+
+@pytest.mark.parametrize("numerics, said", [("vendor", True), ("strict", False)])
+def test_a_precision_failure_under_the_vendors_arithmetic_says_so(tmp_path, numerics, said):
+    from portability_harness.records import schema, store
+
+    from runner.report import sections
+
+    path = tmp_path / "jax-cpu-current.jsonl"
+    with store.Writer(str(path)) as w:  # records made by the harness's own builders
+        w.append(schema.header(run_id="r", framework="jax", framework_version="0.10.2", device="cpu",
+                               device_model="cpu", image="jax-cpu", profile="current", mode="steady", repeat=1,
+                               numerics={"numerics": numerics, "default_matmul_precision": None}))
+        w.append(schema.case(function="jax.numpy.matmul", module="jax/test_matmul.py", params={}, outcome="failed",
+                             case_id="jax/test_matmul.py::test_f32", category="precision",
+                             message="AssertionError: Not equal to tolerance rtol=1e-06"))
+    r = load.load([tmp_path])
+    (table,) = [b for s in sections.build(r, tmp_path) if s.title == "Failure categories" for b in s.blocks
+                if getattr(b, "anchor", None) and "precision" in b.anchor]
+    assert ("numerics = vendor" in table.caption) is said

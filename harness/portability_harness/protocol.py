@@ -89,6 +89,9 @@ class Config:
     census_dtypes: List[str] = field(default_factory=list)
     census_undeclared: bool = False
     numerics: str = "strict"  # NUMERICS
+    # The variables the host passed to the harness (an existing environment: existing.PASSED and --env), for the
+    # header; empty where the backend's own environment is used.
+    passed_env: Dict[str, str] = field(default_factory=dict)
     # Where the host ran this (the engine, and on a cluster the node and Ray's version): the records' header
     # and footer carry it, so a cell resumed on another node says where each part ran.
     engine: Dict[str, Any] = field(default_factory=dict)

@@ -34,6 +34,9 @@ GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump be
 # A worker imports the framework and collects every module before its first case: that start-up is
 # bounded by this (or the per-case timeout, if longer), not by the per-case timeout, which may be short.
 STARTUP_S = 600.0
+# On an accelerator the first start can compile every kernel (TensorFlow's PTX through the driver's JIT on a GPU
+# newer than its build) or wait for the TPU runtime: an hour, not ten minutes.
+DEVICE_STARTUP_S = 3600.0
 LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
 WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
 _INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
@@ -153,7 +156,7 @@ class Supervisor:
                     return Exit.OK
                 if end.in_flight is not None:
                     self.record_lost_case(end)
-                    self.keep_spare = self.cfg.task == "census"
+                    self.keep_spare = self.spare_allowed()
                 elif not end.progressed:
                     raise HarnessError(
                         f"the worker died (exit {end.returncode}) before running any case; see {self.log_path}: "
@@ -195,6 +198,12 @@ class Supervisor:
             os.close(fd)
         return Spawned(proc, read_fd, go)
 
+    def spare_allowed(self) -> bool:
+        """A census keeps a spare worker once it has lost one, but not on a device one process holds alone (a TPU's
+        chips) or whose memory a framework preallocates (JAX and TensorFlow take most of a GPU's): there the
+        spare would fail to start, or starve the worker it stands beside."""
+        return self.cfg.task == "census" and self.cfg.device not in ("cuda", "tpu")
+
     def spare_cpus(self) -> Optional[List[int]]:
         """Where a spare starts up: on as many of the CPUs left to the supervisor as the worker has (a framework
         sizes its thread pools to the CPUs it starts on, and the spare keeps those pools when it moves to the
@@ -232,7 +241,8 @@ class Supervisor:
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None
         started = time.monotonic()
-        limit = max(self.cfg.timeout_s, STARTUP_S)  # until the worker's plan: its start-up
+        # Until the worker's plan: its start-up.
+        limit = max(self.cfg.timeout_s, DEVICE_STARTUP_S if self.cfg.device in ("cuda", "tpu") else STARTUP_S)
         timed_out = finished = progressed = False
         memory: Optional[int] = None
         error = None

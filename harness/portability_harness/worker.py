@@ -11,6 +11,7 @@ import fnmatch
 import getpass
 import os
 import platform
+import re
 import socket
 import sys
 from typing import Any, Dict, List, Optional
@@ -19,7 +20,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import declared, processes
+from portability_harness import declared, environment, processes
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
@@ -74,7 +75,8 @@ class Worker:
         try:
             self.adapter.setup(self.cfg.device, self.cfg.mode)
         except DeviceUnavailable as e:
-            self.fail(Exit.DEVICE_UNAVAILABLE, str(e))
+            why = telling_line(self.cfg.log_path)  # the framework's own warning, in the log the worker writes
+            self.fail(Exit.DEVICE_UNAVAILABLE, f"{e}" + (f" (its log: {why})" if why else ""))
         self.numerics = self.adapter.numerics(self.cfg.numerics)
         header = self._header()
         existing = store.read(self.cfg.out).header
@@ -93,7 +95,7 @@ class Worker:
             framework=cfg.framework,
             framework_version=a.version(),
             device=cfg.device,
-            device_model=a.device_model(),
+            device_model=device_model(cfg.device, a.device_model(), cfg.device_facts),
             image=cfg.image,
             profile=cfg.profile,
             repeat=cfg.repeat,
@@ -112,7 +114,10 @@ class Worker:
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
             numerics=self.numerics,
-            build=a.build(),  # what the build supports (CUDA runtime, cuDNN, arch list): compat.py's side of it
+            build=a.build(),
+            passed_env=cfg.passed_env or None,
+            # Every distribution of the environment, and a fingerprint that tells two runs of it apart.
+            **{k: v for k, v in environment.facts().items() if k.startswith("packages")},  # what the build supports (CUDA runtime, cuDNN, arch list): compat.py's side of it
             device_facts=cfg.device_facts or None,  # what the host read of the device (driver, capability)
             # The sample's usage facts travel with the results, so a report needs no checkout to rank them.
             catalog=usage_by_name(curated(self.root, cfg.framework)) if cfg.task != "census" else {},
@@ -173,3 +178,35 @@ class Worker:
                       file=sys.stderr)
                 self._declared = {}
         return self._declared or None
+
+
+def device_model(device: str, seen: str, host: Dict[str, Any]) -> str:
+    """The device's name in the header: the host's reading of a TPU's type where it has one, so that one TPU is
+    one setup whichever framework looked at it (each names it its own way, and none does inside a container);
+    else what the framework says."""
+    kind = host.get("accelerator_type") if device == "tpu" else None
+    return f"TPU {kind}" if kind else seen
+
+
+# What a framework logs when it sees no device, most telling first: a missing driver or library names the fix;
+# a failed call only the symptom.
+_WHY_NO_DEVICE = (re.compile(r"Could not find cuda drivers|Cannot dlopen|Could not load dynamic library|"
+                             r"no CUDA-capable device|driver version is insufficient", re.I),
+                  re.compile(r"cuInit|CUDA_ERROR|Skipping registering GPU|TPU", re.I))
+
+
+def telling_line(log_path: str) -> Optional[str]:
+    """The line of the worker's log that best says why a framework sees no device, if any."""
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65536))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for pattern in _WHY_NO_DEVICE:
+        found = [l.strip() for l in lines if pattern.search(l)]
+        if found:
+            return found[-1][:300]
+    return None
+

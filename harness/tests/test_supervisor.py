@@ -151,3 +151,12 @@ def test_without_resume_a_file_with_results_is_refused(tmp_path):
     (tmp_path / "r.jsonl").write_text(json.dumps(schema.header(framework="torch")) + "\n")
     with pytest.raises(HarnessError, match="--resume"):
         supervise(tmp_path, {"a": "ok"})
+
+
+@pytest.mark.parametrize("device, spare", [("cpu", True), ("xla-cpu", True), ("cuda", False), ("tpu", False)])
+def test_a_census_keeps_a_spare_worker_only_where_the_device_can_be_shared(tmp_path, device, spare):
+    cfg = Config(framework="jax", device=device, out=str(tmp_path / "r.jsonl"), curated_root=str(tmp_path),
+                 task="census")
+    assert Supervisor(cfg, cfg.write(str(tmp_path / "c.json")), lambda e: None).spare_allowed() is spare
+    cases = Config(framework="jax", device="cpu", out=str(tmp_path / "r.jsonl"), curated_root=str(tmp_path))
+    assert Supervisor(cases, cases.write(str(tmp_path / "d.json")), lambda e: None).spare_allowed() is False

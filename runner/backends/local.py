@@ -14,19 +14,18 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from portability_harness import build_facts, compat, processes
+from portability_harness import build_facts, compat
 from portability_harness.protocol import Config, Event
 
 from runner import devices, harness_dist
 from runner.backends import interpreters
-from runner.backends.base import STOP_WAIT_S, Backend, Environment, Log, harness_events
+from runner.backends.base import Backend, Environment, Log
 from runner.backends.installer import Installer, uv_executable
+from runner.backends.process import run_harness
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
@@ -169,35 +168,9 @@ class VenvEnvironment(Environment):
             self._in_use = None
 
     def run(self, config: Config) -> Iterator[Event]:
-        out_dir = Path(config.out).parent
-        out_dir.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, **dict(self.image.environment), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, **dict(self.image.environment))
         env.pop("PYTHONPATH", None)  # the harness sees its own package and the venv's, not the checkout
-        with tempfile.TemporaryDirectory(prefix="runner-harness-") as tmp:
-            path = config.write(os.path.join(tmp, "config.json"))
-            with open(os.path.join(tmp, "stderr"), "w+b") as stderr:
-                # Its own session, so that only the host hears a terminal's Ctrl-C and passes it on; SIGTERM
-                # when the host dies, so that a killed host leaves no harness writing on.
-                proc = subprocess.Popen([str(python_of(self.venv)), "-m", "portability_harness", path], cwd=out_dir,
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=env,
-                                        preexec_fn=processes.own_session(signal.SIGTERM))
-                assert proc.stdout is not None
-
-                def ended() -> tuple[int, str]:
-                    code = proc.wait()
-                    stderr.seek(0)
-                    return code, stderr.read().decode("utf-8", "replace")[-2000:]
-
-                try:
-                    yield from harness_events(config, iter(proc.stdout.readline, b""), ended)
-                finally:
-                    if proc.poll() is None:  # the host stopped reading (a signal): stop the harness too
-                        proc.send_signal(signal.SIGTERM)
-                        try:
-                            proc.wait(STOP_WAIT_S)
-                        except subprocess.TimeoutExpired:
-                            proc.kill()
-                            proc.wait()
+        yield from run_harness(str(python_of(self.venv)), env, config)
 
 
 class LocalBackend(Backend):

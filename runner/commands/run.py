@@ -18,7 +18,7 @@ from rich.table import Table
 
 from runner import engine, images, view
 from runner.cell import Cell
-from runner.commands.shared import BACKEND_HELP, CURATED_HELP, console, err
+from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, console, err
 from runner.errors import Stopped, UserError
 from runner.plan import Options, plan
 from runner.progress import CellProgress, ClusterProgress
@@ -161,6 +161,7 @@ def bench(
     repeats: int = typer.Option(1, help="run the cell this many times"),
     resume: bool = typer.Option(False, help="continue a killed run in the same --out"),
     backend: str = typer.Option("auto", help=BACKEND_HELP),
+    env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     base: Optional[str] = typer.Option(None, help="docker: the base image to build on (e.g. an offline one)"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=CURATED_HELP),
@@ -180,7 +181,7 @@ def bench(
                             f"see `runner list --framework {spec.framework}`")
     (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
                                     functions=patterns, quick=quick, mode=mode, timeout_s=timeout, repeats=repeats,
-                                    base=base))
+                                    base=base, extra_env=tuple(env_names or ())))
     if address is not None:
         from runner import ray_engine
 
@@ -193,6 +194,7 @@ def bench(
 def run_matrix(
     profile: Optional[List[str]] = typer.Option(None, "--profile", help="profiles to run (default: matrix.toml's)"),
     backend: str = typer.Option("auto", help=BACKEND_HELP),
+    env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
@@ -209,7 +211,8 @@ def run_matrix(
     address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
-                                  functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base))
+                                  functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
+                                  extra_env=tuple(env_names or ())))
     if dry_run:
         if address is not None:
             from runner import ray_engine
@@ -280,6 +283,7 @@ def run_census(
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     resume: bool = typer.Option(False, help="continue a killed census in the same --out"),
     backend: str = typer.Option("auto", help=BACKEND_HELP),
+    env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     base: Optional[str] = typer.Option(None, help="docker: the base image to build on (e.g. an offline one)"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
@@ -301,7 +305,8 @@ def run_census(
     spec = project.framework_image(framework, image)
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
                                     quick=quick, timeout_s=timeout, repeats=1, base=base, task="census",
-                                    census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared))
+                                    census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared,
+                                    extra_env=tuple(env_names or ())))
     if address is not None:
         from runner import ray_engine
 

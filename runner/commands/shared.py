@@ -12,6 +12,8 @@ from rich.console import Console
 console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 err = Console(stderr=True)
 
-BACKEND_HELP = "docker, local (a venv from the image spec) or auto (docker when an engine answers)"
+BACKEND_HELP = ("docker, local (a venv from the image spec), auto (docker when an engine answers) or python[:PATH] (an "
+                "environment you already have, e.g. python:/opt/venv/bin/python; nothing is installed into it)")
+ENV_HELP = "python[:PATH] backend: pass this variable to the worker too (beyond the documented list); repeatable"
 CURATED_HELP = ("a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/ "
                 "(default: $RUNNER_CURATED)")

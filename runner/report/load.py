@@ -91,7 +91,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
         raise UserError(f"no case records in {', '.join(map(str, sources))}; run `runner matrix` or "
                         "`runner bench --out FOLDER` first, and pass that folder")
     cases = pd.DataFrame(rows, columns=None if rows else [*SETUP_FIELDS, "file", "repeat", "run_id", "quick",
-                                                            "position", *RUN_FIELDS, *CASE_FIELDS])
+                                                            "position", *RUN_FIELDS, "numerics", *CASE_FIELDS])
     cases["target"] = _target_labels(cases) if rows else pd.Series(dtype=object)
     census = pd.DataFrame(census_rows)
     if census_rows:
@@ -160,7 +160,9 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
             continue  # no result (noted above)
         row = {**setup, "file": str(path), "repeat": header.get("repeat") or 1, "run_id": header.get("run_id"),
                "quick": bool(header.get("quick")), "position": position,
-               **{k: header.get(k) or "" for k in RUN_FIELDS}}
+               **{k: header.get(k) or "" for k in RUN_FIELDS},
+               # strict or vendor (matrix.toml numerics); "" in records from before the setting was recorded
+               "numerics": (header.get("numerics") or {}).get("numerics", "")}
         row.update({k: c.get(k) for k in CASE_FIELDS})
         if samples:
             row["warm_samples_s"] = c.get("warm_samples_s") or []

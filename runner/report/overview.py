@@ -8,7 +8,7 @@ import pandas as pd
 from portability_harness.protocol import FRAMEWORKS
 
 from runner.report import tables
-from runner.report.blocks import Block, Section, Table, counted
+from runner.report.blocks import Block, Section, Table, counted, first_of
 from runner.report.load import DEVICE_ORDER, Results
 
 DEVICES = ("cpu", "cuda", "tpu")  # always shown: a device nobody measured is an answer too ("not run")
@@ -133,22 +133,17 @@ def findings(r: Results) -> pd.DataFrame:
     for category, g in failed.groupby("category", sort=False) if not failed.empty else ():
         where = g.groupby(["framework", "function"], sort=False)["target"].agg(tables.joined)
         names = [f"{fn} ({fw} {targets})" for (fw, fn), targets in where.items()]
-        rows.append({"cause": category, "functions": len(names), "where": _first(names)})
+        rows.append({"cause": category, "functions": len(names), "where": first_of(names, SHOWN)})
     ours = tables.failed_cases(r, include_case_errors=True) if not r.cases.empty else pd.DataFrame()
     if not ours.empty:
         names = sorted(set(ours["function"]))
-        rows.append({"cause": "our own case errors (not counted)", "functions": len(names), "where": _first(names)})
+        rows.append({"cause": "our own case errors (not counted)", "functions": len(names), "where": first_of(names, SHOWN)})
     for c in r.cells:
         if c.get("status") in ("failed", "incompatible"):
             rows.append({"cause": f"cell {c['status']}", "functions": 0,
                          "where": f"{c.get('image')}/{c.get('profile')}: {c.get('reason') or 'no reason recorded'}"})
     out = pd.DataFrame(rows, columns=["cause", "functions", "where"])
     return out.sort_values("functions", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def _first(names: list[str]) -> str:
-    more = len(names) - SHOWN
-    return ", ".join(names[:SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 def _by_framework(c: pd.DataFrame):

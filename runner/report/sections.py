@@ -13,7 +13,7 @@ import pandas as pd
 from runner import view
 from runner.report import (census, declared_section, figures, latency_tables, measurement_sections, overview, rerun,
                            tables)
-from runner.report.blocks import RERUN, Block, Section, Table, counted, percent
+from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
 
@@ -167,10 +167,10 @@ def _sample_scope(r: Results) -> str:
     parts = []
     if len(own):
         parts.append(f"{counted(len(own), 'function')} of these records {'is' if len(own) == 1 else 'are'} outside "
-                     f"it and counted in Portability only: {_names(own['function'])}")
+                     f"it and counted in Portability only: {first_of(sorted(own['function']), 6)}")
     if len(unknown):
         parts.append(f"{counted(len(unknown), 'function')} {'has' if len(unknown) == 1 else 'have'} no usage facts "
-                     f"({_names(unknown['function'])}): records of schema 1 carry none; run the report from the "
+                     f"({first_of(sorted(unknown['function']), 6)}): records of schema 1 carry none; run the report from the "
                      "checkout, whose curated/ folder gives them")
     return text + ". " + "; ".join(parts) + "."
 
@@ -180,12 +180,6 @@ def _no_sample_ran(r: Results) -> str:
         return "No function of these records is known to be in the study's sample"
     return "No function of the study's sample ran in these records"
 
-
-
-def _names(names: pd.Series, shown: int = 6) -> str:
-    names = sorted(names)
-    more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _categories(r: Results, out: Path) -> Section:
@@ -211,8 +205,11 @@ def _categories(r: Results, out: Path) -> Section:
         blocks.append(f"No case failed in the framework on {', '.join(calm)}.")
     failed = rerun.with_commands(tables.failed_cases(r), r.cases)
     for (fw, target, category), g in failed.groupby(["framework", "target", "category"], sort=False):
+        vendor = category == "precision" and (g["numerics"] == "vendor").any()
         blocks.append(Table(g[["function", "case_id", "repeats", "message", RERUN]],
-                            f"{fw} on {target}: {category} ({counted(len(g), 'case')})",
+                            f"{fw} on {target}: {category} ({counted(len(g), 'case')})" + (
+                                "; run with the vendor's default arithmetic (numerics = vendor: TF32 or reduced-"
+                                "precision matmuls may be on), not the framework's full precision" if vendor else ""),
                             anchor=case_anchor(fw, target, category)))
     by_category = failed.groupby("category")["case_id"].size().sort_values(ascending=False)
     return Section("Failure categories", blocks, summary=(

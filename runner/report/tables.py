@@ -137,7 +137,8 @@ def failed_cases(r: Results, include_case_errors: bool = False) -> pd.DataFrame:
     errors = f["category"] == "case_error"
     f = f[errors] if include_case_errors else f[~errors]
     out = (f.groupby([*KEYS, "category", "function", "case_id"], sort=False)
-           .agg(repeats=("repeat", "nunique"), message=("message", "first")).reset_index())
+           .agg(repeats=("repeat", "nunique"), message=("message", "first"),
+                numerics=("numerics", "first")).reset_index())
     return ordered(out, r)
 
 

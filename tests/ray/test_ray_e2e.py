@@ -76,6 +76,13 @@ def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.Complet
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def only_the_tpu_stand_in_failed(proc: subprocess.CompletedProcess) -> None:
+    """The tpu stand-in finds no TPU on its node: the run finishes, says so in its last line, exits non-zero."""
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("finished with 1 failed cell of 3: jax-tpu/current")
+
+
 def outcomes(run: Path) -> dict[str, dict[str, str]]:
     return {p.name: {c["case_id"]: c["outcome"] for c in cases_of(p)} for p in sorted(run.glob("*.jsonl"))}
 
@@ -95,10 +102,7 @@ def test_a_matrix_on_the_cluster_matches_the_local_run_and_goes_where_its_device
     ray_run, local_run = tmp_path / "ray", tmp_path / "local"
     proc = finished(runner(checkout, cluster.env, "matrix", "--engine", "ray", "--address", cluster.address,
                            "--quick", *FUNCTIONS, "--out", str(ray_run)))
-    # The tpu stand-in fails (no TPU there): the run finishes, says so in its last line, and exits non-zero.
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("finished with 1 failed cell of 3: jax-tpu/current")
+    only_the_tpu_stand_in_failed(proc)
     local = finished(runner(checkout, cluster.env, "matrix", "--backend", "local", "--quick", *FUNCTIONS,
                             "--out", str(local_run)))
     assert local.returncode == 0, local.stderr[-3000:]
@@ -125,7 +129,7 @@ def test_no_node_runs_two_cells_at_once(cluster, checkout, tmp_path):
     run = tmp_path / "run"
     proc = finished(runner(checkout, cluster.env, "matrix", "--engine", "ray", "--address", cluster.address,
                            "--quick", "--repeats", "2", *FUNCTIONS, "--out", str(run)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    only_the_tpu_stand_in_failed(proc)
     found = spans(run)
     assert len(found) == 4  # jax and torch, two repeats each
     by_node: dict[str, list] = {}
@@ -165,6 +169,19 @@ def test_a_lost_node_hands_the_rest_of_its_cell_to_another(cluster, checkout, tm
     assert all(c["outcome"] in ("passed", "missing_api") for c in contents.cases)
 
 
+def test_a_cell_in_an_existing_environment_runs_on_a_worker_node(cluster, checkout, venv_for, tmp_path):
+    python = venv_for("jax-cpu").venv / "bin" / "python"  # an interpreter every node of this machine can reach
+    run = tmp_path / "run"
+    proc = finished(runner(checkout, cluster.env, "bench", "--image", "jax-cpu", "--engine", "ray", "--address",
+                           cluster.address, "--backend", f"python:{python}", "--quick", "--functions", "jax.numpy.add",
+                           "--out", str(run)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    header = store.read(str(run / "jax-cpu-existing.jsonl")).header
+    assert header["engine"]["name"] == "ray" and header["engine"]["node_id"]
+    assert header["profile"] == "existing" and header["environment"].startswith(f"existing {python}")
+    assert header["passed_env"]["JAX_PLATFORMS"] == "cpu"
+
+
 def test_a_killed_driver_resumes(cluster, checkout, tmp_path):
     run = tmp_path / "run"
     args = ["matrix", "--engine", "ray", "--address", cluster.address, "--quick", "--functions", "jax.numpy.*",
@@ -176,8 +193,7 @@ def test_a_killed_driver_resumes(cluster, checkout, tmp_path):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    again = finished(runner(checkout, cluster.env, *args, "--resume"))
-    assert again.returncode == 0, again.stderr[-3000:]
+    only_the_tpu_stand_in_failed(finished(runner(checkout, cluster.env, *args, "--resume")))
     for path in run.glob("*-cpu-*.jsonl"):
         contents = store.read(str(path))
         ids = [c["case_id"] for c in contents.cases]

@@ -13,8 +13,10 @@ class TorchAdapter(Adapter):
     devices = ("cpu", "cuda", "tpu", "xla-cpu")
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
+        if device == "tpu":
+            return xla_runtime(_installed("torch_xla"))
         # PJRT picks its device from this variable when torch_xla is imported.
-        return {"tpu": {"PJRT_DEVICE": "TPU"}, "xla-cpu": {"PJRT_DEVICE": "CPU"}}.get(device, {})
+        return {"xla-cpu": {"PJRT_DEVICE": "CPU"}}.get(device, {})
 
     @property
     def xla(self) -> bool:
@@ -129,3 +131,21 @@ class TorchAdapter(Adapter):
 
         data = met.metric_data("CompileTime")
         return int(data[0]) if data else 0
+
+
+def _installed(name: str) -> Optional[str]:
+    """A distribution's version, read without importing it (the environment must be set before the import)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def xla_runtime(torch_xla_version: Optional[str]) -> Dict[str, str]:
+    """How torch_xla reaches a TPU: releases before 2.0 (the study's 1.12) know only XRT, which needs the TPU's
+    local service named; later ones use PJRT."""
+    if torch_xla_version and torch_xla_version.split(".")[0] in ("0", "1"):
+        return {"XRT_TPU_CONFIG": "localservice;0;localhost:51011"}
+    return {"PJRT_DEVICE": "TPU"}

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""`make device-check [PYTHON=/path/to/python]`: measure the machine this runs on, in an interpreter it already has.
+
+Finds which of torch, jax and tensorflow import there and which devices each sees (cpu, cuda, tpu); then, for each
+framework x device: the curated cases in quick mode (a check that they run, in <out>/quick/), the same cases in
+steady mode with one repeat, the census in quick mode, and the framework's declared support (<out>/declared/).
+Nothing is installed into the interpreter and nothing is downloaded: the harness comes from this checkout on
+PYTHONPATH, the frameworks and pytest are the interpreter's own. It needs Python 3.8+ and nothing of the runner's
+host dependencies, so it runs on a GPU VM, a TPU VM or a Slurm node as it is (`srun ... make device-check`); the
+report is made where the runner is installed (`runner report <out>`), here too if it is.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "harness")]
+
+from portability_harness.protocol import CaseEnd, Config, Finished, Notice  # noqa: E402
+
+from runner import devices  # noqa: E402  (stdlib only, like the pieces below)
+from runner.backends import existing  # noqa: E402
+from runner.backends.base import CellIncompatible  # noqa: E402
+from runner.errors import UserError  # noqa: E402
+
+SHORT = {"torch": "torch", "jax": "jax", "tensorflow": "tf"}
+# Which devices a framework sees, asked in the interpreter itself (each in its own process: a framework that
+# aborts on a broken driver must not end the check).
+SEES = {
+    "torch": "import torch; print('cpu'); print('cuda' if torch.cuda.is_available() else '')",
+    "jax": "import jax\nfor p in ('cpu', 'gpu', 'tpu'):\n    try:\n        jax.devices(p); print({'gpu': 'cuda'}.get(p, p))\n"
+           "    except RuntimeError:\n        pass",
+    "tensorflow": "import tensorflow as tf; print('cpu'); print('cuda' if tf.config.list_physical_devices('GPU') else '')",
+}
+
+
+def sees(python: str, framework: str) -> list[str]:
+    try:
+        out = subprocess.run([python, "-c", SEES[framework]], capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = [l.strip() for l in out.stdout.splitlines() if l.strip() in ("cpu", "cuda", "tpu")]
+    if framework == "torch" and devices.tpu_chips():
+        found.append("tpu")  # torch_xla is asked at the cell's start (importing it here would hold the TPU)
+    return list(dict.fromkeys(found)) if out.returncode == 0 else []
+
+
+def run(env: existing.ExistingEnvironment, cfg: Config, label: str) -> str:
+    """One harness run; one line of progress per 50 cases and a closing count."""
+    done = failed = 0
+    try:
+        for event in env.run(cfg):
+            if isinstance(event, CaseEnd):
+                done += 1
+                failed += event.outcome == "failed"
+                if done % 50 == 0:
+                    print(f"  {label}: {done} cases, {failed} failed", flush=True)
+            elif isinstance(event, Notice):
+                print(f"  {label}: {event.message}", flush=True)
+            elif isinstance(event, Finished) and event.counts and cfg.task == "declared":
+                done = sum(event.counts.values())
+    except CellIncompatible as e:
+        return f"{label}: incompatible: {e}"
+    except UserError as e:
+        return f"{label}: failed: {e}"
+    return f"{label}: {done} {'entries' if cfg.task == 'declared' else 'cases'}, {failed} failed"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", default=sys.executable, help="the interpreter to measure (default: this one)")
+    parser.add_argument("--out", type=Path, help="results folder (default results/device-check-<time>)")
+    parser.add_argument("--functions", action="append", default=[], help="only these curated functions (glob)")
+    parser.add_argument("--census-ops", action="append", default=[], help="census: only these ops (glob)")
+    parser.add_argument("--no-census", action="store_true", help="skip the census")
+    args = parser.parse_args()
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    out = (args.out or ROOT / "results" / f"device-check-{stamp}").resolve()
+    try:
+        facts = existing.probe(args.python, ROOT / "harness")
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    have = dict(p.split("==", 1) for p in facts["packages"])
+    frameworks = [f for f in SHORT if any(d in have for d in existing.DISTRIBUTIONS[f])]
+    if "pytest" not in have or not frameworks:
+        print(f"error: {args.python} needs pytest and one of torch, jax, tensorflow; it has "
+              f"{', '.join(frameworks) or 'no framework'}{'' if 'pytest' in have else ' and no pytest'}", file=sys.stderr)
+        return 2
+    cells = [(f, d) for f in frameworks for d in sees(args.python, f)]
+    versions = ", ".join(f + " " + next(have[d] for d in existing.DISTRIBUTIONS[f] if d in have) for f in frameworks)
+    names = ", ".join(SHORT[f] + "-" + d for f, d in cells) or "none"
+    print(f"{args.python}: {versions}; cells: {names}; results in {out}", flush=True)
+    env = existing.ExistingEnvironment(args.python, ROOT / "harness", facts, (), {})
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    lines = []
+    for framework, device in cells:
+        image = f"{SHORT[framework]}-{device}"
+        base = dict(framework=framework, device=device, curated_root=str(ROOT / "curated"), profile="existing",
+                    image=image, run_id=out.name, environment=env.description, git_commit=commit or None,
+                    engine={"name": "device-check"}, device_facts=devices.facts(device), functions=args.functions)
+        steps = [("quick", Config(out=str(out / "quick" / f"{image}-existing.jsonl"), quick=True, **base)),
+                 ("steady", Config(out=str(out / f"{image}-existing.jsonl"), **base)),
+                 ("declared", Config(out=str(out / "declared"), task="declared", **base))]
+        if not args.no_census:
+            steps.insert(2, ("census", Config(out=str(out / f"{image}-existing-census.jsonl"), task="census",
+                                              quick=True, census_ops=args.census_ops, **base)))
+        for step, cfg in steps:
+            Path(cfg.out if step == "declared" else Path(cfg.out).parent).mkdir(parents=True, exist_ok=True)
+            lines.append(run(env, cfg, f"{image} {step}"))
+            print(lines[-1], flush=True)
+            if "incompatible:" in lines[-1]:
+                break  # a build that cannot run on this device runs no other step
+    (out / "device-check.txt").write_text("\n".join([f"{args.python} ({env.description})", *lines]) + "\n")
+    # The runner's own venv where `make` made one, else the measured interpreter if it happens to have what the
+    # report needs (pandas, matplotlib, typer, rich).
+    host = ROOT / ".venv" / "bin" / "python"
+    report = subprocess.run([str(host) if host.exists() else args.python, "-m", "runner.cli", "report", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    print(report.stdout.strip() if report.returncode == 0 else
+          f"report: make it where the runner is installed: runner report {out}  ({json.dumps(report.stderr.strip()[-200:])})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
