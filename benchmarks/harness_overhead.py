@@ -29,7 +29,7 @@ def main() -> None:
     args = p.parse_args()
     print(f"{'cell':<12} {'cases':>6} {'wall s':>8} {'import s':>9} {'cases s':>8} {'ratio':>6}")
     for framework in args.framework or sorted(CPU_IMAGES):
-        python = venv(framework) / "bin" / "python"  # built before timing: a one-off cost, not overhead
+        python = venv(framework).python  # built before timing: a one-off cost, not overhead
         imp = import_time(python, framework)
         with tempfile.TemporaryDirectory() as out:
             cmd = [sys.executable, "-m", "runner.cli", "bench", "--image", CPU_IMAGES[framework], "--out", out]

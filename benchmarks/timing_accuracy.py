@@ -108,9 +108,9 @@ def main() -> None:
     from _venvs import venv
 
     for framework in ("torch", "jax", "tensorflow"):
-        python = venv(framework) / "bin" / "python"
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")  # the venv holds the harness
-        subprocess.run([str(python), __file__, "--inner", framework], env=env, check=True)
+        environment = venv(framework)
+        env = dict(environment.variables(), TF_CPP_MIN_LOG_LEVEL="2")  # the harness on PYTHONPATH
+        subprocess.run([environment.python, __file__, "--inner", framework], env=env, check=True)
 
 
 if __name__ == "__main__":

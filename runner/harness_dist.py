@@ -1,4 +1,5 @@
-"""The harness as a wheel: built once per version of harness/ and installed into every venv and image.
+"""The harness as a wheel: built once per version of harness/, installed into every image and unpacked once for the
+interpreters of this machine (the runner's venvs, environments a user has), which get it on PYTHONPATH.
 
 The wheel's name carries a hash of the harness sources, so a venv or an image knows whether it holds the
 current harness, and an image's tag changes when the harness does.
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 from runner.errors import UserError
@@ -63,3 +65,23 @@ def wheel(harness_dir: Path) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return sorted(folder.glob("portability_harness-*.whl"))[0]
+
+
+def unpacked(harness_dir: Path) -> Path:
+    """The current harness wheel unpacked once beside it (a wheel is a zip of the package, importable as it is): the
+    folder the backends on this machine put on an interpreter's PYTHONPATH. Nothing is installed into a venv or an
+    environment, so venvs never change when the harness does and checkouts of different harness versions can use
+    the same venvs at once."""
+    wheel_path = wheel(harness_dir)
+    folder = wheel_path.parent / "unpacked"
+    if not (folder / "portability_harness").is_dir():
+        tmp = tempfile.mkdtemp(prefix=".unpacking-", dir=wheel_path.parent)
+        try:
+            with zipfile.ZipFile(wheel_path) as z:
+                z.extractall(tmp)
+            os.rename(tmp, folder)  # whole or not at all
+        except OSError:
+            pass  # another process unpacked it meanwhile
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder

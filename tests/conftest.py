@@ -76,13 +76,13 @@ def harness_command(env: VenvEnvironment, cfg: Config, tmp: Path) -> list[str]:
     """`python -m portability_harness CONFIG` in the venv, the config written beside the results."""
     path = tmp / f"{Path(cfg.out).stem}.config.json"
     cfg.write(str(path))
-    return [str(env.venv / "bin" / "python"), "-m", "portability_harness", str(path)]
+    return [env.python, "-m", "portability_harness", str(path)]
 
 
 def harness(env: VenvEnvironment, cfg: Config, timeout: float = 600) -> tuple[int, list[dict]]:
     """Run the harness on one config in a venv; returns its exit status and progress events."""
     proc = subprocess.run(harness_command(env, cfg, Path(cfg.out).parent), cwd=Path(cfg.out).parent,
-                          env=clean_env(), capture_output=True, text=True, timeout=timeout)
+                          env=env.variables(), capture_output=True, text=True, timeout=timeout)
     events = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
     return proc.returncode, events
 

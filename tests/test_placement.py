@@ -7,7 +7,6 @@ import json
 import subprocess
 
 import pytest
-from conftest import clean_env
 
 pytestmark = pytest.mark.slow
 
@@ -31,8 +30,8 @@ print(json.dumps({"stayed": stayed, "moved": a.fallback(moved, None), "soft": tf
 
 def test_an_op_soft_placement_ran_on_the_cpu_inside_a_gpu_scope_is_a_fallback(venv_for):
     env = venv_for("tf-cpu")
-    proc = subprocess.run([str(env.venv / "bin" / "python"), "-c", SCRIPT], capture_output=True, text=True,
-                          timeout=600, env=clean_env())
+    proc = subprocess.run([env.python, "-c", SCRIPT], capture_output=True, text=True, timeout=600,
+                          env=env.variables())
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["soft"] is True  # the setting under which TensorFlow moves an op silently

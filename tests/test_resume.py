@@ -8,7 +8,7 @@ import time
 
 import dataclasses
 
-from conftest import FAULT_CASES, cases_of, clean_env, config, harness, harness_command
+from conftest import FAULT_CASES, cases_of, config, harness, harness_command
 from portability_harness.records import store
 
 
@@ -16,7 +16,7 @@ def test_kill_then_resume_records_each_case_once(venv_for, tmp_path):
     venv = venv_for("torch-cpu")
     out = tmp_path / "steady.jsonl"
     cfg = config(out, "torch", FAULT_CASES, cases=[str(FAULT_CASES / "torch" / "test_steady.py")], quick=True)
-    proc = subprocess.Popen(harness_command(venv, cfg, tmp_path), cwd=tmp_path, env=clean_env(),
+    proc = subprocess.Popen(harness_command(venv, cfg, tmp_path), cwd=tmp_path, env=venv.variables(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(cases_of(out)) < 4 and time.monotonic() < deadline:

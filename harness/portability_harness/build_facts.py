@@ -17,12 +17,13 @@ from portability_harness.frameworks import adapter_for
 PROBE_S = 600.0  # an import of TensorFlow on a cold disk takes minutes on a small machine
 
 
-def probe(framework: str, device: str, python: str = sys.executable) -> Optional[Dict[str, Any]]:
-    """The build facts read by `python` (default: this interpreter), or None if they could not be read (the run
-    then goes on, and a framework that cannot start says why in its own error)."""
+def probe(framework: str, device: str, python: str = sys.executable,
+          env: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
+    """The build facts read by `python` (default: this interpreter, in this environment), or None if they could not
+    be read (the run then goes on, and a framework that cannot start says why in its own error)."""
     try:
         out = subprocess.run([python, "-m", "portability_harness.build_facts", framework, device],
-                             capture_output=True, text=True, timeout=PROBE_S)
+                             capture_output=True, text=True, timeout=PROBE_S, env=env)
         facts = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 and out.stdout.strip() else None
     except (OSError, subprocess.SubprocessError, ValueError):
         return None

@@ -1,7 +1,8 @@
 """The existing-environment backend (`--backend python:/path/to/python`, bare `python` for the python3 on PATH): a
 cell runs in an interpreter the user already has (a GPU VM's preinstalled frameworks, an HPC module, a notebook's
-venv), and nothing is installed into it. The harness wheel is unpacked once into a private folder of the cache and
-reaches the interpreter through PYTHONPATH; the frameworks and pytest are the environment's own.
+venv), and nothing is installed into it. The harness reaches the interpreter as it reaches the runner's own venvs,
+unpacked in the cache and put on PYTHONPATH (harness_dist.unpacked); the frameworks and pytest are the
+environment's own.
 
 The cell is labelled with what really ran: its profile is `existing` (or the name the user gives with --profile),
 the header carries the framework versions the worker reads and the environment's package list with a fingerprint
@@ -14,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import zipfile
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional
@@ -88,7 +88,7 @@ def _ask(python: str, args: list[str], harness: Path, fix: str) -> str:
 
 def lacks(python: str, framework: str, harness_dir: Path) -> Optional[str]:
     """Why the environment cannot run the framework's cells (no framework, no pytest), or None."""
-    have = dict(p.split("==", 1) for p in probe(python, unpacked_harness(harness_dir))["packages"])
+    have = dict(p.split("==", 1) for p in probe(python, harness_dist.unpacked(harness_dir))["packages"])
     if not any(d in have for d in DISTRIBUTIONS[framework]):
         present = [f for f, ds in DISTRIBUTIONS.items() if any(d in have for d in ds)]
         hint = (f"it has {', '.join(present)}: choose an image of {'that framework' if len(present) == 1 else 'those'}"
@@ -108,22 +108,6 @@ def passed_environment(extra: tuple[str, ...] = ()) -> dict[str, str]:
 
 def recorded(env: dict[str, str]) -> dict[str, str]:
     return {k: ("(set)" if any(s in k for s in _SECRET) else v) for k, v in sorted(env.items())}
-
-
-def unpacked_harness(harness_dir: Path) -> Path:
-    """The harness wheel unpacked once into a private folder (a wheel is a zip of the package, importable as is)."""
-    wheel = harness_dist.wheel(harness_dir)
-    folder = wheel.parent / "unpacked"
-    if not (folder / "portability_harness").is_dir():
-        tmp = wheel.parent / f".unpacking-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        with zipfile.ZipFile(wheel) as z:
-            z.extractall(tmp)
-        try:
-            os.rename(tmp, folder)  # whole or not at all
-        except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)  # another process unpacked it meanwhile
-    return folder
 
 
 class ExistingEnvironment(Environment):
@@ -149,7 +133,7 @@ class ExistingBackend(Backend):
         reason = lacks(self.python, cell.framework, self.harness_dir)
         if reason:
             raise UserError(f"{cell.label}: {reason}", code=3)
-        facts = probe(self.python, unpacked_harness(self.harness_dir))
+        facts = probe(self.python, harness_dist.unpacked(self.harness_dir))
         log(f"using the existing environment {facts['executable']}: nothing is installed into it")
-        return ExistingEnvironment(self.python, unpacked_harness(self.harness_dir), facts, self.extra_env,
+        return ExistingEnvironment(self.python, harness_dist.unpacked(self.harness_dir), facts, self.extra_env,
                                    dict(cell.image.environment))

@@ -4,10 +4,11 @@ Venvs live in a cache folder keyed by image, profile and a hash of their inputs 
 constraints): created on first use, reused after, rebuilt when an input changes. A venv is built in a
 folder of its own and renamed into place only when whole, under a lock, so a failed or concurrent build
 leaves nothing half-built; a venv in use holds a shared lock, and a superseded one is removed only when
-no run holds it. The harness wheel is installed into each and replaced when the harness changes; nothing
-else of the checkout is importable inside (the harness runs with the image's environment, outside the
-checkout, with no PYTHONPATH), in a session of its own so that only the host hears a terminal's Ctrl-C,
-and it is stopped when the host dies.
+no run holds it. The harness is not installed into a venv: its wheel, unpacked once per version in the cache,
+is the harness run's PYTHONPATH (harness_dist.unpacked), so a venv never changes when the harness does and runs
+of two harness versions can share it. Nothing else of the checkout is importable inside (the harness runs with
+the image's environment, outside the checkout), in a session of its own so that only the host hears a
+terminal's Ctrl-C, and it is stopped when the host dies (process.py).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from portability_harness.protocol import Config, Event
 from runner import devices, harness_dist
 from runner.backends import interpreters
 from runner.backends.base import Backend, Environment, Log
-from runner.backends.installer import Installer, uv_executable
+from runner.backends.installer import Installer
 from runner.backends.process import run_harness
 from runner.images import ImageSpec
 from runner.matrix import Profile
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from runner.cell import Cell
 
 _COMPLETE = ".runner-complete"
-_HARNESS = ".runner-harness"  # the wheel installed, by its hash
 _IN_USE = ".runner-in-use"  # shared-locked by every run using the venv
 
 
@@ -135,42 +135,36 @@ def _remove_superseded(image: ImageSpec, profile: Profile, current: Path) -> Non
                 os.close(fd)
 
 
-def install_harness(venv: Path, wheel: Path) -> None:
-    """Put the current harness wheel into the venv (its one dependency, pytest, is among the pins)."""
-    marker = venv / _HARNESS
-    if marker.exists() and marker.read_text() == wheel.parent.name:
-        return
-    Installer.find().install(venv, ["--no-deps", "--reinstall" if uv_executable() else "--force-reinstall",
-                                    str(wheel)], f"install the harness into {venv.name}", [])
-    marker.write_text(wheel.parent.name)
-
-
-def known_incompatibility(cell: "Cell") -> Optional[str]:
+def known_incompatibility(cell: "Cell", harness_dir: Path) -> Optional[str]:
     """For a dry run: why a cuda cell's framework build cannot run on this host's GPU, where its venv is built
     already (the build is probed there, nothing is installed); None when it can, or when that is not known yet."""
     gpu, venv = devices.facts(cell.device), venv_path(cell.image, cell.profile)
-    if cell.device != "cuda" or not gpu or not (venv / _HARNESS).exists():
+    if cell.device != "cuda" or not gpu or not (venv / _COMPLETE).exists():
         return None
-    build = build_facts.probe(cell.framework, cell.device, python=str(python_of(venv)))
+    environment = VenvEnvironment(venv, cell.image, harness_dist.unpacked(harness_dir), lock=False)
+    build = build_facts.probe(cell.framework, cell.device, environment.python, environment.variables())
     return compat.cuda_reason(build.get("label", cell.framework), build, gpu) if build else None
 
 
 class VenvEnvironment(Environment):
-    def __init__(self, venv: Path, image: ImageSpec):
-        self.venv = venv
-        self.image = image
+    def __init__(self, venv: Path, image: ImageSpec, harness: Path, lock: bool = True):
+        self.venv, self.image, self.harness = venv, image, harness
+        self.python = str(python_of(venv))
         self.description = f"venv {venv.name}"
-        self._in_use = _flock(venv / _IN_USE, fcntl.LOCK_SH)
+        self._in_use = _flock(venv / _IN_USE, fcntl.LOCK_SH) if lock else None
 
     def close(self) -> None:
         if self._in_use is not None:
             os.close(self._in_use)
             self._in_use = None
 
+    def variables(self) -> dict[str, str]:
+        """The harness's environment: the host's, the image's own settings, and on PYTHONPATH the unpacked harness
+        alone (the venv's packages come from the venv, nothing from the checkout)."""
+        return dict(os.environ, **dict(self.image.environment), PYTHONPATH=str(self.harness))
+
     def run(self, config: Config) -> Iterator[Event]:
-        env = dict(os.environ, **dict(self.image.environment))
-        env.pop("PYTHONPATH", None)  # the harness sees its own package and the venv's, not the checkout
-        yield from run_harness(str(python_of(self.venv)), env, config)
+        yield from run_harness(self.python, self.variables(), config)
 
 
 class LocalBackend(Backend):
@@ -181,5 +175,4 @@ class LocalBackend(Backend):
 
     def prepare(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> VenvEnvironment:
         venv = ensure_venv(cell.image, cell.profile, log, install_log)
-        install_harness(venv, harness_dist.wheel(self.harness_dir))
-        return VenvEnvironment(venv, cell.image)
+        return VenvEnvironment(venv, cell.image, harness_dist.unpacked(self.harness_dir))

@@ -225,21 +225,21 @@ def run_matrix(
             where = f"a node with cell:{c.device}" if address else c.backend
             will, reason = ("run" if c.runnable else c.initial_status), c.reason or ""
             if c.runnable and c.device == "cuda" and not address:
-                will, reason = _compatibility(c)
+                will, reason = _compatibility(c, project)
             t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats), will, reason)
         console.print(t)
         return
     _run(project, cells, out, resume, address)
 
 
-def _compatibility(cell: Cell) -> tuple[str, str]:
+def _compatibility(cell: Cell, project: Project) -> tuple[str, str]:
     """A runnable cuda cell in a dry run: incompatible where its built venv's framework cannot run on this GPU."""
     from runner.backends import local
 
     later = "whether its build can run on this GPU is checked when the cell starts"
     if cell.backend != "local" or not local.venv_path(cell.image, cell.profile).exists():
         return "run", later
-    known = local.known_incompatibility(cell)
+    known = local.known_incompatibility(cell, project.harness_dir)
     return ("incompatible", known) if known else ("run", "")
 
 

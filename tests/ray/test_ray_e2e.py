@@ -170,7 +170,7 @@ def test_a_lost_node_hands_the_rest_of_its_cell_to_another(cluster, checkout, tm
 
 
 def test_a_cell_in_an_existing_environment_runs_on_a_worker_node(cluster, checkout, venv_for, tmp_path):
-    python = venv_for("jax-cpu").venv / "bin" / "python"  # an interpreter every node of this machine can reach
+    python = venv_for("jax-cpu").python  # an interpreter every node of this machine can reach
     run = tmp_path / "run"
     proc = finished(runner(checkout, cluster.env, "bench", "--image", "jax-cpu", "--engine", "ray", "--address",
                            cluster.address, "--backend", f"python:{python}", "--quick", "--functions", "jax.numpy.add",
