@@ -84,6 +84,16 @@ class Override:
 
 
 @dataclass(frozen=True)
+class UserEnvironment:
+    """An [[environment]]: an interpreter the user has, whose cells run beside the pinned ones (backend
+    python:PATH), labelled by its name."""
+    name: str
+    python: str
+    frameworks: tuple[str, ...] = ()  # () every framework of the matrix (a framework it lacks is a not-run cell)
+    devices: tuple[str, ...] = ()  # () the matrix's devices
+
+
+@dataclass(frozen=True)
 class CellSettings:
     """What one cell (an image for a profile) runs with, after the overrides that match it."""
     profile: Profile
@@ -119,6 +129,7 @@ class Matrix:
     numerics: str = "strict"
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
+    environments: list[UserEnvironment] = field(default_factory=list)
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
@@ -280,10 +291,10 @@ def load(path: Path) -> Matrix:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path.name}: {e}; fix the TOML syntax there")
+    tables = ("matrix", "profiles", "exclude", "override", "environment")
     for key in data:
-        if key not in ("matrix", "profiles", "exclude", "override"):
-            raise src.fail(f"unknown table or key {key!r}", _suggest(key, ("matrix", "profiles", "exclude", "override")),
-                           key=key, table=key)
+        if key not in tables:
+            raise src.fail(f"unknown table or key {key!r}", _suggest(key, tables), key=key, table=key)
     profiles = {name: _profile(src, name, body) for name, body in data.get("profiles", {}).items()}
     if not profiles:
         raise src.fail("no [profiles.<name>] table", "define at least one version profile")
@@ -316,6 +327,7 @@ def load(path: Path) -> Matrix:
                        'write e.g. cpus = "all-but-one"', key="cpus", table="matrix")
     m.numerics = section.get("numerics", m.numerics)
     _check_choice(src, m.numerics, NUMERICS, "numerics", "[matrix]", "matrix")
+    m.environments = [_environment(src, body, profiles) for body in data.get("environment", [])]
     for body in data.get("exclude", []):
         _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
         if not isinstance(body.get("reason"), str):
@@ -335,3 +347,19 @@ def load(path: Path) -> Matrix:
                            key="packages", table="override")
         m.overrides.append(Override(_rule(src, body, "override", profiles), settings))
     return m
+
+
+def _environment(src: _Source, body: dict, profiles: dict) -> UserEnvironment:
+    _check_keys(src, body, {"name", "python", "frameworks", "devices"}, "[[environment]]", "environment")
+    for key, example in (("name", 'name = "gpu-vm"'), ("python", 'python = "/opt/conda/bin/python"')):
+        if not isinstance(body.get(key), str) or not body[key]:
+            raise src.fail(f"an [[environment]] has no {key}", f"add {example}", table="environment")
+    if body["name"] in profiles:
+        raise src.fail(f"[[environment]] name {body['name']!r} is also a profile's", "give the environment its own name",
+                       value=body["name"], table="environment")
+    frameworks = _list_of_str(src, body, "frameworks", "[[environment]]", "environment")
+    devices = _list_of_str(src, body, "devices", "[[environment]]", "environment")
+    for key, values, allowed in (("framework", frameworks, FRAMEWORKS), ("device", devices, DEVICE_KINDS)):
+        for v in values:
+            _check_choice(src, v, allowed, key, "[[environment]]", "environment")
+    return UserEnvironment(body["name"], body["python"], tuple(frameworks), tuple(devices))

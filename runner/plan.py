@@ -39,7 +39,8 @@ class Options:
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
-    """The cells of the given profiles (default: matrix.toml's) and images (default: the matrix's cells)."""
+    """The cells of the given profiles (default: matrix.toml's) and images (default: the matrix's cells); for a
+    matrix run, also the cells of matrix.toml's [[environment]]s (environments the user has)."""
     m = project.matrix
     here = options.engine == "local"  # else the cluster's nodes have the devices and choose the backend
     backend = backends.choose(options.backend) if here else backends.check(options.backend)
@@ -50,34 +51,49 @@ def plan(project: Project, options: Options) -> list[Cell]:
         if not existing:
             m.profile(profile_name)  # an unknown profile is an error before anything runs
         for name in names:
-            spec = project.image(name)
-            s = m.settings(spec.name, spec.framework, spec.device, m.matrix_profiles[0] if existing else profile_name)
-            if existing:  # no pins apply: the profile is a label for what the environment holds
-                s = replace(s, profile=Profile(name=profile_name, python="", packages={}))
-            functions = project.matching(spec.framework, options.functions)
-            blocked = ((devices.absent_reason(spec.device) if here else None)
-                       or (f"--functions selects no curated {spec.framework} function"
-                           if options.functions and not functions else None)
-                       or (backends.unavailable_reason(backend, spec.device) if here else None)
-                       or (_lacks(project, backend, spec.framework) if here and existing else None))
-            base = None
-            if backend in ("docker", "auto") and not s.excluded:
-                try:
-                    base = options.base or s.base or s.profile.base_for(spec.device)
-                except UserError:
-                    if backend == "docker":
-                        raise  # a node left to choose may still run the cell in a venv
-
-            for mode in (options.mode,) if options.mode else s.modes:
-                cells.append(Cell(
-                    image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
-                    timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
-                    quick=options.quick, memory=s.memory, precision=s.precision,
-                    confidence=s.confidence, cpus=s.cpus, numerics=s.numerics, functions=functions, base=base,
-                    excluded=s.excluded, blocked=None if s.excluded else blocked, task=options.task,
-                    census_ops=options.census_ops, census_dtypes=options.census_dtypes,
-                    census_undeclared=options.census_undeclared, extra_env=options.extra_env))
+            cells += _cells(project, options, project.image(name), backend, profile_name if not existing else None,
+                            label=profile_name if existing else None)
+    if not options.images and options.task == "cases" and not existing:
+        for env in m.environments:
+            if options.profiles and env.name not in options.profiles:
+                continue
+            for name in names:
+                spec = project.image(name)
+                if (not env.frameworks or spec.framework in env.frameworks) and \
+                        (not env.devices or spec.device in env.devices):
+                    cells += _cells(project, options, spec, f"python:{env.python}", None, label=env.name)
     return cells
+
+
+def _cells(project: Project, options: Options, spec, backend: str, profile: Optional[str],
+           label: Optional[str]) -> list[Cell]:
+    """One image's cells (one per mode) for a profile of matrix.toml, or, given a `label`, in an existing
+    environment (backend python:PATH), where no pins apply and the profile is that label."""
+    m, here = project.matrix, options.engine == "local"
+    s = m.settings(spec.name, spec.framework, spec.device, profile or m.matrix_profiles[0])
+    if label is not None:
+        s = replace(s, profile=Profile(name=label, python="", packages={}))
+    functions = project.matching(spec.framework, options.functions)
+    blocked = ((devices.absent_reason(spec.device) if here else None)
+               or (f"--functions selects no curated {spec.framework} function"
+                   if options.functions and not functions else None)
+               or (backends.unavailable_reason(backend, spec.device) if here else None)
+               or (_lacks(project, backend, spec.framework) if here and label is not None else None))
+    base = None
+    if backend in ("docker", "auto") and not s.excluded:
+        try:
+            base = options.base or s.base or s.profile.base_for(spec.device)
+        except UserError:
+            if backend == "docker":
+                raise  # a node left to choose may still run the cell in a venv
+    return [Cell(image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
+                 timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
+                 quick=options.quick, memory=s.memory, precision=s.precision, confidence=s.confidence, cpus=s.cpus,
+                 numerics=s.numerics, functions=functions, base=base, excluded=s.excluded,
+                 blocked=None if s.excluded else blocked, task=options.task, census_ops=options.census_ops,
+                 census_dtypes=options.census_dtypes, census_undeclared=options.census_undeclared,
+                 extra_env=options.extra_env)
+            for mode in ((options.mode,) if options.mode else s.modes)]
 
 
 def _profiles(project: Project, options: Options, existing: bool) -> tuple[str, ...]:

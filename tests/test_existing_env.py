@@ -109,3 +109,15 @@ def test_make_device_check_measures_what_the_interpreter_has_and_writes_a_report
     # The census needs JAX's test database, which needs absl-py: this environment lacks it, and the check says so.
     assert "jax-cpu census: failed:" in summary and "absl" in summary
     assert "jax.numpy.add" in (out / "report.md").read_text()
+
+
+def test_an_environment_named_in_matrix_toml_runs_beside_the_pinned_cells(jax_env, tmp_path):
+    text = (ROOT / "matrix.toml").read_text() + f'\n[[environment]]\nname = "mine"\npython = "{jax_env}"\n'
+    (tmp_path / "matrix.toml").write_text(text)
+    proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    rows = {tuple(c.strip() for c in l.split("│")[1:3]): l for l in proc.stdout.splitlines() if l.count("│") > 4}
+    assert " run " in rows[("jax-cpu", "current")]  # the pinned cell is still there
+    mine = rows[("jax-cpu", "mine")]
+    assert " run " in mine and f"python:{jax_env}" in mine and "jax 0." in mine and "packages " in mine
+    assert "has no torch" in rows[("torch-cpu", "mine")]  # a framework it lacks: not run, with the reason

@@ -62,6 +62,10 @@ def test_the_projects_matrix_loads_and_every_cell_has_its_pins():
     (MINIMAL + '[[override]]\nprofile = "p"\npython_version = "3.10"\n', 13, ["unknown key 'python_version'", "'python'"]),
     (MINIMAL + "[extras]\n", 11, ["unknown table or key 'extras'"]),
     (MINIMAL.replace("repeats = 2", 'numerics = "fast"'), 5, ["unknown numerics 'fast'", "strict", "vendor"]),
+    (MINIMAL + '[[environment]]\nname = "vm"\n', 11, ["[[environment]] has no python", "python = "]),
+    (MINIMAL + '[[environment]]\nname = "p"\npython = "/x"\n', 12, ["name 'p' is also a profile's"]),
+    (MINIMAL + '[[environment]]\nname = "vm"\npython = "/x"\ndevice = ["cpu"]\n', 14, ["unknown key 'device'",
+                                                                                    "'devices'"]),
 ])
 def test_a_mistake_names_its_line_and_the_fix(tmp_path, text, line, words):
     message = error_of(tmp_path, text)

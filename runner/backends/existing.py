@@ -110,6 +110,14 @@ def recorded(env: dict[str, str]) -> dict[str, str]:
     return {k: ("(set)" if any(s in k for s in _SECRET) else v) for k, v in sorted(env.items())}
 
 
+def versions(python: str, framework: str, harness_dir: Path) -> str:
+    """For a dry run: what the environment holds of the framework, e.g. "jax 0.10.2 (Python 3.11.7, packages ...)"."""
+    facts = probe(python, harness_dist.unpacked(harness_dir))
+    have = dict(p.split("==", 1) for p in facts["packages"])
+    found = ", ".join(f"{d} {have[d]}" for d in DISTRIBUTIONS[framework] if d in have)
+    return f"{found} (Python {'.'.join(map(str, facts['python']))}, packages {facts['packages_fingerprint']})"
+
+
 class ExistingEnvironment(Environment):
     def __init__(self, python: str, harness: Path, facts: dict, extra_env: tuple[str, ...], image_env: dict):
         self.python, self.harness, self.extra_env, self.image_env = python, harness, extra_env, image_env

@@ -16,7 +16,7 @@ from portability_harness.records import store
 from rich.markup import escape
 from rich.table import Table
 
-from runner import engine, images, view
+from runner import backends, engine, images, view
 from runner.cell import Cell
 from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, console, err
 from runner.errors import Stopped, UserError
@@ -224,7 +224,11 @@ def run_matrix(
         for c in cells:
             where = f"a node with cell:{c.device}" if address else c.backend
             will, reason = ("run" if c.runnable else c.initial_status), c.reason or ""
-            if c.runnable and c.device == "cuda" and not address:
+            if c.runnable and backends.is_existing(c.backend) and not address:
+                from runner.backends import existing
+
+                reason = existing.versions(existing.interpreter(c.backend), c.framework, project.harness_dir)
+            elif c.runnable and c.device == "cuda" and not address:
                 will, reason = _compatibility(c, project)
             t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats), will, reason)
         console.print(t)
