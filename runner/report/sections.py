@@ -33,7 +33,8 @@ def banner(r: Results) -> Optional[str]:
 
 def build(r: Results, figure_dir: Path) -> list[Section]:
     if r.cases.empty:  # census records only, or cells with a verdict and no case: the rest has nothing to show
-        return [*([overview.section(r)] if r.cells else []), _sources(r), census.section(r, figure_dir)]
+        verdicts = any(c.get("status") in ("incompatible", "failed") for c in r.cells)
+        return [*([overview.section(r)] if verdicts else []), _sources(r), census.section(r, figure_dir)]
     return [
         overview.section(r),
         _sources(r),
