@@ -323,7 +323,7 @@ def test_a_venv_in_use_is_never_removed_and_a_failed_build_leaves_nothing(tmp_pa
     monkeypatch.setenv("RUNNER_VENV_DIR", str(tmp_path / "venvs"))
     spec = ImageSpec("probe-cpu", tmp_path, "jax", "cpu", ("pytest",))
     old = local.ensure_venv(spec, Profile("p", "3.11", {"pytest": "8.3.5"}))
-    in_use = local.VenvEnvironment(old, spec)  # a run holds it
+    in_use = local.VenvEnvironment(old, spec, tmp_path)  # a run holds it (its harness folder is not used here)
     new = local.ensure_venv(spec, Profile("p", "3.11", {"pytest": "8.3.4"}))  # the pins changed
     assert new != old and (new / "bin" / "python").exists()
     assert (old / "bin" / "python").exists(), "a venv another run uses was removed"
