@@ -121,3 +121,24 @@ def test_an_environment_named_in_matrix_toml_runs_beside_the_pinned_cells(jax_en
     mine = rows[("jax-cpu", "mine")]
     assert " run " in mine and f"python:{jax_env}" in mine and "jax 0." in mine and "packages " in mine
     assert "has no torch" in rows[("torch-cpu", "mine")]  # a framework it lacks: not run, with the reason
+
+
+def test_compare_names_the_packages_that_differ_between_two_environments(jax_env, tmp_path):
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    other = tmp_path / "other"  # the same environment plus one package
+    subprocess.run([uv, "venv", "-q", "-p", f"{sys.version_info[0]}.{sys.version_info[1]}", str(other)], check=True)
+    subprocess.run([uv, "pip", "install", "-q", "--python", str(other / "bin" / "python"), "jax", "numpy", "pytest",
+                    "six"], check=True, timeout=1200)
+    runs = []
+    for python in (jax_env, other / "bin" / "python"):
+        out = tmp_path / f"run{len(runs)}"
+        proc = runner_cli("bench", "--image", "jax-cpu", "--backend", f"python:{python}", "--functions",
+                          "jax.numpy.add", "--out", str(out))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        runs.append(out)
+    proc = runner_cli("compare", *map(str, runs))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Packages of the environments that differ" in proc.stdout
+    (row,) = [l for l in proc.stdout.splitlines() if "│ six " in l]
+    assert row.split("│")[-3].strip() == "-" and row.split("│")[-2].strip() != "-"  # in b only
+    assert "packages" in proc.stdout.split("Setups:", 1)[1].split("Packages of", 1)[0]  # the setup's "changed"

@@ -63,6 +63,8 @@ def compare(
         if c.setups.empty:
             raise UserError(f"{run_a} and {run_b} share no framework and device kind; nothing to compare")
         console.print(render.rich(c.setups, f"Setups: a = {run_a}, b = {run_b}"))
+        if not c.packages.empty:
+            console.print(render.rich(c.packages, "Packages of the environments that differ (- : not installed)"))
         console.print(render.rich(c.verdicts, "Verdict changes") if not c.verdicts.empty
                       else "No function changed verdict.")
         quick = [str(path) for path, res in ((run_a, a), (run_b, other)) if res.quick]

@@ -41,6 +41,7 @@ class Comparison:
     verdicts: pd.DataFrame  # functions whose verdict differs
     latency: pd.DataFrame  # every function compared, with its ratio and change
     unmatched: list[str] = field(default_factory=list)
+    packages: pd.DataFrame = field(default_factory=pd.DataFrame)  # packages whose version differs, per setup
 
     def latency_summary(self) -> pd.DataFrame:
         if self.latency.empty:
@@ -54,7 +55,7 @@ class Comparison:
 
 def _facts(r: Results) -> dict[tuple[str, str], dict[str, str]]:
     """Per (framework, setup): the header facts of its records, read once."""
-    return {key: {k: tables.joined(rows[k]) for k in SETUP_FIELDS}
+    return {key: {k: tables.joined(rows[k]) for k in (*SETUP_FIELDS, "packages_fingerprint")}
             for key, rows in r.cases.groupby(["framework", "target"], sort=False)}
 
 
@@ -82,17 +83,30 @@ def matches(a: Results, b: Results, fa: dict, fb: dict) -> tuple[list[Match], li
 def compare(a: Results, b: Results) -> Comparison:
     facts_a, facts_b = _facts(a), _facts(b)
     found, unmatched = matches(a, b, facts_a, facts_b)
-    setups, verdicts, latency = [], [], []
+    setups, verdicts, latency, packages = [], [], [], []
     va, vb = tables.function_verdicts(a), tables.function_verdicts(b)
     shown = ("framework_version", "profile", "mode", "device_model")
     for m in found:
         fa, fb = facts_a[(m.framework, m.a)], facts_b[(m.framework, m.b)]
         setups.append({"framework": m.framework, "setup": m.label, "a": ", ".join(fa[k] for k in shown),
                        "b": ", ".join(fb[k] for k in shown),
-                       "changed": ", ".join(k for k in SETUP_FIELDS if fa[k] != fb[k]) or "nothing"})
+                       "changed": ", ".join([*(k for k in SETUP_FIELDS if fa[k] != fb[k]),
+                                            *(["packages"] if _package_changes(a, b, fa, fb) else [])]) or "nothing"})
+        packages += [{"framework": m.framework, "setup": m.label, **row} for row in _package_changes(a, b, fa, fb)]
         verdicts.append(_verdict_changes(va, vb, m))
         latency.append(_latency_changes(a, b, m))
-    return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched)
+    return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched, pd.DataFrame(packages))
+
+
+def _package_changes(a: Results, b: Results, fa: dict, fb: dict) -> list[dict[str, str]]:
+    """The packages whose version differs between the environments two setups ran in (added or removed: "-"), where
+    both headers carry the environment's package list; none where the fingerprints agree."""
+    la, lb = a.packages.get(fa["packages_fingerprint"]), b.packages.get(fb["packages_fingerprint"])
+    if la is None or lb is None or fa["packages_fingerprint"] == fb["packages_fingerprint"]:
+        return []
+    va, vb = (dict(p.split("==", 1) for p in listed) for listed in (la, lb))
+    return [{"package": n, "a": va.get(n, "-"), "b": vb.get(n, "-")} for n in sorted(set(va) | set(vb))
+            if va.get(n) != vb.get(n)]
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from runner.rundir import RunDir
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
 SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
 # Facts of the header about the run rather than the setup: for the report's set-up line and rerun commands.
-RUN_FIELDS = ("image", "host", "started_at")
+RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
                "warm_stop", "calibration_s", "params")
@@ -43,6 +43,7 @@ class Results:
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
     census: pd.DataFrame = field(default_factory=pd.DataFrame)  # census case records (CENSUS_FIELDS), apart
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
+    packages: dict[str, list[str]] = field(default_factory=dict)  # fingerprint -> the environment's "name==version"s
 
     @property
     def quick(self) -> bool:
@@ -66,6 +67,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     census_rows: list[dict[str, Any]] = []
     cells: list[dict[str, Any]] = []
     catalogs: dict[tuple[str, str], dict[str, Any]] = {}
+    packages: dict[str, list[str]] = {}
     old_schema = set()
     for source in sources:
         files, source_cells = _files(source, notes)
@@ -74,6 +76,8 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
             header = _read_file(path, notes, rows, samples, census_rows)
             if header is None:
                 continue
+            if header.get("packages_fingerprint"):
+                packages[header["packages_fingerprint"]] = list(header.get("packages") or [])
             written = header.get("schema")
             if not isinstance(written, int) or written > schema.SCHEMA:
                 notes.append(f"{path}: written by a newer runner (schema {written}, this one reads {schema.SCHEMA}); "
@@ -108,7 +112,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes, census=census)
+    return Results(sources, cases, cat, cells, notes, census=census, packages=packages)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
