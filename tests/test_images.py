@@ -3,6 +3,7 @@ matrix.toml, and the device options the NVIDIA container toolkit and Cloud TPU V
 cannot run here)."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -114,6 +115,7 @@ def test_tpu_images_follow_the_cloud_tpu_vm_docs(spec):
     # PyTorch/XLA also asks for a large /dev/shm. libtpu comes from the frameworks' documented indexes.
     options = docker_engine.run_options("tpu")
     assert options["privileged"] is True and options["network_mode"] == "host" and options["shm_size"]
+    assert options["group_add"] == []  # no TPU device nodes on this machine
     assert any("libtpu" in link for link in spec.find_links)
     if spec.framework == "torch":
         assert env_of(spec)["PJRT_DEVICE"] == "TPU"
@@ -145,3 +147,15 @@ def test_accelerator_images_carry_what_declared_support_and_the_census_import(sp
     extras = {p for p in cpu.packages if p not in (spec.framework, "jaxlib", "tensorflow", "torch")}
     base = {re.split(r"[\[=<>]", p)[0] for p in spec.packages}
     assert extras <= base, f"{spec.name} lacks {sorted(extras - base)}"
+
+
+def test_the_tpu_containers_user_joins_the_groups_that_own_the_device_nodes(tmp_path):
+    # Real files stand for /dev/accel0 and /dev/vfio/0 (owned by two groups): the container's non-root user must
+    # be in each owner's group to open them; a node that is gone is skipped.
+    if os.getuid() != 0:
+        pytest.skip("needs root to give a file another group")
+    nodes = [tmp_path / "accel0", tmp_path / "vfio0", tmp_path / "gone"]
+    for node, gid in zip(nodes[:2], (1234, 5678)):
+        node.write_text("")
+        os.chown(node, -1, gid)
+    assert docker_engine.device_groups(nodes) == ["1234", "5678"]

@@ -165,6 +165,18 @@ def _base_hint(message: str, base: str) -> str:
 
 # --- run ------------------------------------------------------------------------------------------------------
 
+def device_groups(paths: list[Path]) -> list[str]:
+    """The groups that own a TPU's device nodes (/dev/accel*, /dev/vfio/*), for the container's non-root user:
+    --privileged exposes the nodes, but opening one still takes the file's permissions."""
+    groups = []
+    for path in paths:
+        try:
+            groups.append(str(path.stat().st_gid))
+        except OSError:
+            continue
+    return sorted(set(groups), key=int)
+
+
 def run_options(device: str) -> dict:
     """The container options a device kind needs (NVIDIA container toolkit and Cloud TPU VM docs)."""
     if device == "cuda":
@@ -173,7 +185,8 @@ def run_options(device: str) -> dict:
     if device == "tpu":
         # TPU VMs: the chips (/dev/accel* or /dev/vfio) and the runtime's host networking need
         # --privileged --net=host; PyTorch/XLA also asks for a large /dev/shm.
-        return {"network_mode": "host", "privileged": True, "shm_size": "16g"}
+        nodes = sorted(Path("/dev").glob("accel[0-9]*")) + sorted(Path("/dev/vfio").glob("[0-9]*"))
+        return {"network_mode": "host", "privileged": True, "shm_size": "16g", "group_add": device_groups(nodes)}
     return {"network_mode": "none"}
 
 
