@@ -37,6 +37,7 @@ STARTUP_S = 600.0
 # On an accelerator the first start can compile every kernel (TensorFlow's PTX through the driver's JIT on a GPU
 # newer than its build) or wait for the TPU runtime: an hour, not ten minutes.
 DEVICE_STARTUP_S = 3600.0
+RELEASE_WAIT_S = 120.0  # for the last worker's processes to be gone before a new one opens an exclusive device
 LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
 WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
 _INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
@@ -53,6 +54,7 @@ class Supervisor:
         self.spare: Optional[Spawned] = None
         self.keep_spare = False  # set once a census has lost a worker
         self.spares_taken = 0
+        self.last_session: Optional[int] = None  # the session of the last worker started
         self.interrupted: Optional[int] = None  # the signal that stopped the run
         self._lock: Optional[int] = None
         available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -235,8 +237,22 @@ class Supervisor:
         if spare is not None:
             discard_spare(spare)
 
+    def await_release(self) -> None:
+        """On a device one process holds alone (a TPU's chips) or whose memory a framework preallocates (a GPU), a
+        new worker waits until every process of the last one has exited, instead of failing to open the device
+        and ending the cell."""
+        if self.last_session is None or self.cfg.device not in ("cuda", "tpu"):
+            return
+        deadline = time.monotonic() + RELEASE_WAIT_S
+        while processes.session_members(self.last_session) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
     def run_worker(self) -> WorkerEnd:
-        worker = self.take_spare() or self.spawn()
+        worker = self.take_spare()
+        if worker is None:
+            self.await_release()
+            worker = self.spawn()
+        self.last_session = worker.proc.pid  # its own session (processes.own_session)
         self.proc, read_fd = worker.proc, worker.events
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None

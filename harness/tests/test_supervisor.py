@@ -160,3 +160,21 @@ def test_a_census_keeps_a_spare_worker_only_where_the_device_can_be_shared(tmp_p
     assert Supervisor(cfg, cfg.write(str(tmp_path / "c.json")), lambda e: None).spare_allowed() is spare
     cases = Config(framework="jax", device="cpu", out=str(tmp_path / "r.jsonl"), curated_root=str(tmp_path))
     assert Supervisor(cases, cases.write(str(tmp_path / "d.json")), lambda e: None).spare_allowed() is False
+
+
+def test_on_an_exclusive_device_a_new_worker_waits_for_the_last_ones_processes(tmp_path):
+    import subprocess
+    import time
+
+    from portability_harness import processes
+
+    cfg = Config(framework="jax", device="tpu", out=str(tmp_path / "r.jsonl"), curated_root=str(tmp_path))
+    supervisor = Supervisor(cfg, cfg.write(str(tmp_path / "c.json")), lambda e: None)
+    # A process of the last worker's session that outlives it by a moment (as a child still releasing the chips).
+    lingering = subprocess.Popen(["setsid", "sleep", "0.5"])
+    time.sleep(0.1)  # setsid has made its session
+    supervisor.last_session = lingering.pid
+    assert processes.session_members(lingering.pid)
+    supervisor.await_release()
+    assert not processes.session_members(lingering.pid), "a new worker would have started beside the old one"
+    lingering.wait()
