@@ -37,3 +37,24 @@ def test_an_op_soft_placement_ran_on_the_cpu_inside_a_gpu_scope_is_a_fallback(ve
     assert found["soft"] is True  # the setting under which TensorFlow moves an op silently
     assert found["stayed"] is None
     assert found["moved"] == {"devices": ["/job:localhost/replica:0/task:0/device:CPU:0"]}
+
+
+FACTORY = """
+import json
+import torch
+from torch.testing._internal.opinfo.core import SampleInput
+from portability_harness.census.torch import _moved
+
+drawn = SampleInput(torch.ones(2), kwargs={"device": "cpu", "dtype": torch.float32})
+moved = _moved(torch, drawn, torch.device("meta"))  # a device other than the CPU the samples are drawn for
+print(json.dumps({"input": str(moved.input.device), "kwarg": str(moved.kwargs["device"]),
+                  "drawn": str(drawn.kwargs["device"])}))
+"""
+
+
+def test_a_census_factory_op_creates_on_the_cells_device(venv_for):
+    env = venv_for("torch-cpu")
+    proc = subprocess.run([env.python, "-c", FACTORY], capture_output=True, text=True, timeout=600,
+                          env=env.variables())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"input": "meta", "kwarg": "meta", "drawn": "cpu"}

@@ -325,7 +325,12 @@ def _is_ufunc(info: Any) -> bool:
 # --- samples --------------------------------------------------------------------------------------------------
 
 def _moved(torch: Any, sample: Any, device: Any) -> Any:
-    return sample.transform(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t)
+    """The sample on the cell's device: its tensors moved, and a factory op's own `device` argument (drawn for the
+    CPU) pointed at the cell's device too, so that what it creates is created there."""
+    moved = sample.transform(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t)
+    if "device" in moved.kwargs:
+        moved.kwargs["device"] = device
+    return moved
 
 
 def _copied(torch: Any, sample: Any) -> Any:
