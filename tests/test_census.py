@@ -50,6 +50,18 @@ def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.Complet
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def working_in(folder: Path) -> list[int]:
+    """The processes whose working directory is `folder`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder.resolve()):
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
 def census_args(framework: str, out: Path, *more: str) -> list[str]:
     ops = [a for op in OPS[framework] for a in ("--ops", op)]
     return ["census", "--framework", framework, "--backend", "local", "--quick", "--timeout", "120", *ops,
@@ -228,10 +240,11 @@ def test_a_kill_9_mid_census_then_resume_records_each_case_once(venv_for, tmp_pa
         time.sleep(0.2)
     os.killpg(first.pid, signal.SIGKILL)  # the whole runner, mid-census
     first.wait()
-    # The orphaned harness hears that the runner died, records the case in flight and exits.
+    # The orphaned harness hears that the runner died, records the case in flight and exits. Its processes are
+    # those working in the results folder (the backend starts the harness there): any other harness on this
+    # machine, a parallel run's, is not this one.
     deadline = time.monotonic() + 60
-    while subprocess.run(["pgrep", "-f", f"portability_harness.*{out.name}"], capture_output=True).returncode == 0 \
-            or subprocess.run(["pgrep", "-f", str(results)], capture_output=True).returncode == 0:
+    while working_in(out):
         assert time.monotonic() < deadline, "the orphaned harness did not end"
         time.sleep(0.2)
     before = cases_of(results)
