@@ -26,6 +26,7 @@ from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config, Emitter, Error,
                                           Exit)
+from portability_harness.worker_process import log_lines
 from portability_harness.records import schema, store
 from portability_harness.timing import Policy
 
@@ -197,16 +198,9 @@ _WHY_NO_DEVICE = (re.compile(r"Could not find cuda drivers|Cannot dlopen|Could n
 
 def telling_line(log_path: str) -> Optional[str]:
     """The line of the worker's log that best says why a framework sees no device, if any."""
-    try:
-        with open(log_path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 65536))
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return None
+    lines = log_lines(log_path)
     for pattern in _WHY_NO_DEVICE:
-        found = [l.strip() for l in lines if pattern.search(l)]
+        found = [l for l in lines if pattern.search(l)]
         if found:
             return found[-1][:300]
     return None
-

@@ -11,7 +11,7 @@ import re
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from portability_harness import processes
 from portability_harness.protocol import Error
@@ -79,16 +79,21 @@ def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limi
     return f"the worker exited with status {end.returncode}"
 
 
-def log_tail(log_path: str) -> str:
-    """The most telling line the dead worker left in its log: a glog FATAL line (a C++ CHECK that aborted
-    the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
+def log_lines(log_path: str) -> List[str]:
+    """The non-empty lines of the last 64 KiB of a worker's log (none if it cannot be read)."""
     try:
         with open(log_path, "rb") as f:
             # faulthandler's dump of every thread's stack can run to tens of kilobytes after the cause
             f.seek(max(0, os.path.getsize(log_path) - 65536))
-            lines = [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
+            return [l.strip() for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
     except OSError:
-        return ""
+        return []
+
+
+def log_tail(log_path: str) -> str:
+    """The most telling line the dead worker left in its log: a glog FATAL line (a C++ CHECK that aborted
+    the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
+    lines = log_lines(log_path)
     # pytest's progress dots run on into the line faulthandler starts: "ss.Fatal Python error: Aborted"
     for telling in (_GLOG_FATAL, _FAULTHANDLER):
         for line in reversed(lines):
