@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker test-ray report images device-check bench-overhead bench-timing clean
+.PHONY: matrix test test-docker test-ray test-xla report images device-check bench-overhead bench-timing clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -24,6 +24,9 @@ test-docker: $(BIN)/.installed  ## the Docker end-to-end check; starts (then sto
 
 test-ray: $(BIN)/.installed  ## the Ray end-to-end check: a head and workers started (then stopped) on this machine
 	$(BIN)/pytest -m ray tests/ray
+
+test-xla: $(BIN)/.installed  ## torch_xla on the CPU (PJRT_DEVICE=CPU): its fallback ops; downloads about 4 GB once
+	$(BIN)/pytest -m xla tests/xla
 
 report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest run (RUN=results/<id> for another)
 	$(BIN)/runner report $(RUN)

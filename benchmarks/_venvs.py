@@ -15,5 +15,6 @@ CPU_IMAGES = {"torch": "torch-cpu", "tensorflow": "tf-cpu", "jax": "jax-cpu"}
 def venv(framework: str, profile: str = "current") -> VenvEnvironment:
     """The cell's venv as `runner bench` realises it: `.python`, and `.variables()` with the harness on PYTHONPATH."""
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
-    (cell,) = plan(project, Options(profiles=(profile,), images=(CPU_IMAGES[framework],), backend="local"))
+    (cell,) = plan(project, Options(profiles=(profile,), images=(CPU_IMAGES[framework],), backend="local",
+                                    compilers=("eager",)))
     return LocalBackend(project.harness_dir).prepare(cell, log=print)

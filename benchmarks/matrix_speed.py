@@ -108,7 +108,7 @@ def setup_times(checkout: Path, image: str) -> tuple[float, float]:
         env = dict(os.environ, RUNNER_VENV_DIR=venvs)
         code = ("import sys, time; from runner.project import Project; from runner.plan import Options, plan; "
                 "from runner.backends.local import LocalBackend; p = Project.find(); "
-                f"(c,) = plan(p, Options(images=({image!r},), backend='local')); "
+                f"(c,) = plan(p, Options(images=({image!r},), backend='local', compilers=('eager',))); "
                 "t = time.perf_counter(); LocalBackend(p.harness_dir).prepare(c, print); "
                 "print('SECONDS', time.perf_counter() - t)")
         times = []

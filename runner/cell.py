@@ -40,6 +40,7 @@ class Cell:
     census_dtypes: tuple[str, ...] = ()
     census_undeclared: bool = False
     extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed to the worker beyond existing.PASSED
+    compiler: str = "eager"  # protocol.COMPILERS: a compiled cell is keyed and filed apart from the eager one
 
     @property
     def memory_limit_mb(self) -> int:
@@ -60,14 +61,18 @@ class Cell:
         return self.image.device
 
     @property
+    def _variants(self) -> list[str]:
+        """What sets this cell apart from the image's default one (steady, eager, the curated cases)."""
+        return [v for v, default in ((self.mode, "steady"), (self.compiler, "eager"), (self.task, "cases"))
+                if v != default]
+
+    @property
     def key(self) -> str:
-        return (f"{self.image.name}/{self.profile.name}" + (f"/{self.mode}" if self.mode != "steady" else "")
-                + (f"/{self.task}" if self.task != "cases" else ""))
+        return "/".join([self.image.name, self.profile.name, *self._variants])
 
     @property
     def label(self) -> str:
-        return (f"{self.image.name} ({self.profile.name}" + (f", {self.mode}" if self.mode != "steady" else "")
-                + (f", {self.task}" if self.task != "cases" else "") + ")")
+        return f"{self.image.name} (" + ", ".join([self.profile.name, *self._variants]) + ")"
 
     @property
     def runnable(self) -> bool:
@@ -85,7 +90,7 @@ class Cell:
                git_commit: Optional[str]) -> Config:
         """The harness config of one repeat of this cell."""
         return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
-                      mode=self.mode, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
+                      mode=self.mode, compiler=self.compiler, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
                       resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
                       environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
                       precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,

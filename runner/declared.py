@@ -44,7 +44,7 @@ def read_in_environment(project: Project, framework: str, profile: str, image: O
                         out: Path, log=lambda s: None) -> Path:
     """Run the reading in the framework's cell environment; returns the table's path."""
     spec = project.framework_image(framework, image)
-    (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), backend=backend))
+    (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), backend=backend, compilers=("eager",)))
     if not cell.runnable:
         raise UserError(f"{cell.label} cannot run here: {cell.reason}", code=3)
     out.mkdir(parents=True, exist_ok=True)

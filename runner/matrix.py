@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from portability_harness.protocol import DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES, NUMERICS
+from portability_harness.protocol import COMPILERS, DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES, NUMERICS
 
 from runner.errors import UserError
 
@@ -101,6 +101,7 @@ class CellSettings:
     timeout_s: float
     cell_timeout_s: float
     modes: tuple[str, ...]  # steady, paper, or both (the study's method beside ours, in one run)
+    compilers: tuple[str, ...]  # eager, compiled, or both (a cell each)
     memory: float | str  # a share of the memory of the machine that runs the cell, or an amount (memory_mb)
     precision: float | None  # steady sampling: the median's interval within this, relative
     confidence: float
@@ -122,6 +123,7 @@ class Matrix:
     timeout_s: float = DEFAULT_TIMEOUT_S
     cell_timeout_s: float = DEFAULT_CELL_TIMEOUT_S
     modes: tuple[str, ...] = ("steady",)
+    compilers: tuple[str, ...] = ("eager",)
     memory: float | str = DEFAULT_MEMORY
     precision: float | None = DEFAULT_PRECISION
     confidence: float = DEFAULT_CONFIDENCE
@@ -149,14 +151,26 @@ class Matrix:
             memory = s.get("memory", memory)
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
         return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
-                            modes=self.modes, memory=memory, precision=self.precision,
+                            modes=self.modes, compilers=self.compilers, memory=memory, precision=self.precision,
                             confidence=self.confidence, cpus=self.cpus, numerics=self.numerics,
                             base=base.format(python=p.python) if base else None, excluded=excluded)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
 
-_MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode",
+def _one_or_more(src: Any, section: dict, key: str, allowed: tuple[str, ...], example: str) -> tuple[str, ...]:
+    """A [matrix] setting that takes one value or a list of them (mode, compiler): each cell runs once per value."""
+    value = section.get(key, allowed[0])
+    values = tuple(value) if isinstance(value, list) else (value,)
+    for v in values:
+        _check_choice(src, v, allowed, key, "[matrix]", "matrix")
+    if not values or len(set(values)) != len(values):
+        raise src.fail(f"{key} = {value!r} names no {key} or one twice", f"write {key} = {example}", key=key,
+                       table="matrix")
+    return values
+
+
+_MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode", "compiler",
                 "memory", "precision", "confidence", "cpus", "numerics"}
 _PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
 _RULE_KEYS = {"image", "framework", "device", "profile"}
@@ -313,13 +327,8 @@ def load(path: Path) -> Matrix:
     m.timeout_s = _positive(src, section, "timeout", m.timeout_s, "matrix", float)
     m.cell_timeout_s = _positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
     m.memory = _memory(src, section, "matrix")
-    mode = section.get("mode", "steady")
-    m.modes = tuple(mode) if isinstance(mode, list) else (mode,)
-    for value in m.modes:
-        _check_choice(src, value, MODES, "mode", "[matrix]", "matrix")
-    if not m.modes or len(set(m.modes)) != len(m.modes):
-        raise src.fail(f"mode = {mode!r} names no mode or one twice", 'write mode = "steady" or ["steady", "paper"]',
-                       key="mode", table="matrix")
+    m.modes = _one_or_more(src, section, "mode", MODES, '"steady" or ["steady", "paper"]')
+    m.compilers = _one_or_more(src, section, "compiler", COMPILERS, '"eager" or ["eager", "compiled"]')
     m.precision, m.confidence = _sampling(src, section)
     m.cpus = str(section.get("cpus", DEFAULT_CPUS))
     if not (m.cpus in ("all", "all-but-one") or m.cpus.isdigit() and int(m.cpus) > 0):

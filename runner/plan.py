@@ -28,6 +28,7 @@ class Options:
     functions: tuple[str, ...] = ()  # fnmatch patterns over sampled names
     quick: bool = False
     mode: Optional[str] = None
+    compilers: tuple[str, ...] = ()  # eager, compiled or both; () leaves it to matrix.toml's `compiler`
     timeout_s: Optional[float] = None
     repeats: Optional[int] = None
     base: Optional[str] = None
@@ -67,7 +68,7 @@ def plan(project: Project, options: Options) -> list[Cell]:
 
 def _cells(project: Project, options: Options, spec, backend: str, profile: Optional[str],
            label: Optional[str]) -> list[Cell]:
-    """One image's cells (one per mode) for a profile of matrix.toml, or, given a `label`, in an existing
+    """One image's cells (one per mode and compiler) for a profile of matrix.toml, or, given a `label`, in an existing
     environment (backend python:PATH), where no pins apply and the profile is that label."""
     m, here = project.matrix, options.engine == "local"
     s = m.settings(spec.name, spec.framework, spec.device, profile or m.matrix_profiles[0])
@@ -92,8 +93,9 @@ def _cells(project: Project, options: Options, spec, backend: str, profile: Opti
                  numerics=s.numerics, functions=functions, base=base, excluded=s.excluded,
                  blocked=None if s.excluded else blocked, task=options.task, census_ops=options.census_ops,
                  census_dtypes=options.census_dtypes, census_undeclared=options.census_undeclared,
-                 extra_env=options.extra_env)
-            for mode in ((options.mode,) if options.mode else s.modes)]
+                 extra_env=options.extra_env, compiler=compiler)
+            for mode in ((options.mode,) if options.mode else s.modes)
+            for compiler in (options.compilers or s.compilers)]
 
 
 def _profiles(project: Project, options: Options, existing: bool) -> tuple[str, ...]:

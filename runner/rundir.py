@@ -1,8 +1,8 @@
 """A results folder and everything about its layout: the one owner of results/<run-id>/.
 
     <image>-<profile>[-r<n>].jsonl                one cell repeat's records, appended by the harness
-                                                  (-<mode> before -r<n> for a paper-mode cell, -census for
-                                                  a census cell); every file of a cell starts <image>-<profile>
+                                                  (-paper, -compiled, -census before -r<n> for such
+                                                  a cell); every file of a cell starts <image>-<profile>
     <same name>.log                               what the framework and pytest printed
     <same name>.census.json                       a census cell's cases as collected (for lost-case records)
     matrix.json                                   the plan: each cell with its status, reason and files
@@ -51,7 +51,7 @@ class CellState:
     def entry(self) -> dict[str, Any]:
         c = self.cell
         return {"key": c.key, "image": c.name, "framework": c.framework, "device": c.device, "profile": c.profile.name,
-                "mode": c.mode, "task": c.task, "repeats": c.repeats, "status": self.status, "reason": self.reason,
+                "mode": c.mode, "compiler": c.compiler, "task": c.task, "repeats": c.repeats, "status": self.status, "reason": self.reason,
                 "backend": c.backend, "files": self.files}
 
 
@@ -98,10 +98,10 @@ class RunDir:
     # --- layout ------------------------------------------------------------------------------------------------
 
     def results_file(self, cell: Cell, repeat: int) -> Path:
-        mode = f"-{cell.mode}" if cell.mode != "steady" else ""
-        task = f"-{cell.task}" if cell.task != "cases" else ""  # a census beside the same image's cases
+        # A paper-mode, compiled or census cell beside the same image's default one: the key's variants.
+        variants = "".join(f"-{v}" for v in cell.key.split("/")[2:])
         suffix = f"-r{repeat}" if cell.repeats > 1 else ""
-        return self.path / f"{cell.name}-{cell.profile.name}{mode}{task}{suffix}.jsonl"
+        return self.path / f"{cell.name}-{cell.profile.name}{variants}{suffix}.jsonl"
 
     def log_file(self, results_file: Path) -> Path:
         return Path(log_path(str(results_file)))

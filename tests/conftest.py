@@ -61,7 +61,7 @@ def venv_for(project):
     def get(image: str, profile: str = "current") -> VenvEnvironment:
         key = (image, profile)
         if key not in built:
-            (cell,) = plan(project, Options(profiles=(profile,), images=(image,), backend="local"))
+            (cell,) = plan(project, Options(profiles=(profile,), images=(image,), backend="local", compilers=("eager",)))
             built[key] = LocalBackend(project.harness_dir).prepare(cell, log=lambda s: None)
         return built[key]
 

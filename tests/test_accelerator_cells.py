@@ -30,7 +30,7 @@ def cli(*args: str, venvs: Path | None = None) -> subprocess.CompletedProcess:
 def dry_run_row(image: str, venvs: Path | None = None) -> str:
     proc = cli("matrix", "--profile", "paper2023", "--backend", "local", "--dry-run", venvs=venvs)
     assert proc.returncode == 0, proc.stderr
-    (row,) = [l for l in proc.stdout.splitlines() if f" {image} " in l]
+    (row,) = [l for l in proc.stdout.splitlines() if f" {image} " in l and " eager " in l]
     return row
 
 

@@ -68,6 +68,26 @@ def test_both_modes_make_two_cells_each_with_its_own_file(tmp_path):
     assert set(cells(p, mode="paper")) == {"jax-cpu/p/paper"}  # the command line picks one
 
 
+def test_both_compilers_make_two_cells_and_the_command_line_picks_one(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax", "torch"]\nprofiles = ["p"]\ncompiler = ["eager", "compiled"]\n'
+                'mode = ["steady", "paper"]\n' + PROFILE)
+    both = cells(p)
+    assert set(both) == {"jax-cpu/p", "jax-cpu/p/compiled", "jax-cpu/p/paper", "jax-cpu/p/paper/compiled",
+                         "torch-cpu/p", "torch-cpu/p/compiled", "torch-cpu/p/paper", "torch-cpu/p/paper/compiled"}
+    compiled = both["jax-cpu/p/compiled"]
+    assert compiled.compiler == "compiled" and compiled.label == "jax-cpu (p, compiled)"
+    assert compiled.config(tmp_path / "x.jsonl", CURATED, 1, "r", False, "venv", None).compiler == "compiled"
+    from runner.rundir import RunDir
+
+    rd = RunDir(tmp_path / "run")
+    assert rd.results_file(compiled, 1).name == "jax-cpu-p-compiled.jsonl"
+    assert rd.results_file(both["jax-cpu/p/paper/compiled"], 1).name == "jax-cpu-p-paper-compiled.jsonl"
+    assert set(cells(p, compilers=("eager",), mode="steady")) == {"jax-cpu/p", "torch-cpu/p"}
+    # Nothing said: eager only, the key and file name the cells had before the compiler axis.
+    plain = cells(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\n' + PROFILE))
+    assert set(plain) == {"jax-cpu/p"} and plain["jax-cpu/p"].compiler == "eager"
+
+
 def test_the_docker_base_comes_from_the_option_the_override_or_the_profile(tmp_path):
     text = '[matrix]\nframeworks = ["jax", "torch"]\nprofiles = ["p"]\n' + PROFILE
     p = project(tmp_path, text + '[[override]]\nimage = "torch-cpu"\nbase = "debian:{python}"\n')

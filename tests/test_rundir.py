@@ -36,7 +36,7 @@ def test_layout_names_each_repeat_and_its_log(tmp_path, cells):
     assert rd.results_file(cells[0], 2).name == "jax-cpu-current-r2.jsonl"
     assert rd.log_file(rd.results_file(cells[0], 2)).name == "jax-cpu-current-r2.log"
     (single,) = plan(Project(ROOT, matrix.load(ROOT / "matrix.toml")),
-                     Options(images=("tf-cpu",), backend="local", repeats=1))
+                     Options(images=("tf-cpu",), backend="local", repeats=1, compilers=("eager",)))
     assert rd.results_file(single, 1).name == "tf-cpu-current.jsonl"
 
 

@@ -69,3 +69,12 @@ def cuda_reason(label: str, build: Dict[str, Any], gpu: Dict[str, Any]) -> Optio
         return (f"{label} reaches sm_{cc[0]}{cc[1]} only through PTX ({', '.join(usable)}) made by CUDA "
                 f"{build['cuda']}, which the driver's JIT (CUDA {gpu['cuda_version']}) cannot compile")
     return None
+
+
+def compiler_reason(framework: str, version: Any) -> Optional[str]:
+    """Why this framework release has no compiler for the `compiled` axis, or None: torch.compile came with
+    PyTorch 2.0 (jax.jit and tf.function(jit_compile=True) exist in every release the matrix pins)."""
+    release = _version(version)
+    if framework == "torch" and release and release[0] < 2:
+        return f"torch.compile arrived in PyTorch 2.0; this is PyTorch {version}"
+    return None

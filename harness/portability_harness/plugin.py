@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import processes, run_order
+from portability_harness import divergence, processes, run_order
 from portability_harness.catalog import module_function
 from portability_harness.protocol import ENV_CONFIG, Config, Finished, Plan, Start
 from portability_harness.timing import Measurement, calibrate, measure
@@ -39,8 +39,14 @@ class CaseState:
     skip_reason: Optional[str] = None
     calibration_s: Optional[float] = None  # the host's speed just before the case (timing.calibrate)
     case_id: str = ""  # the node id, or the id the case's `case_id` marker gives (census cases)
+    stage: str = "setup"  # how far the case got: setup, trace, lower, compile, execute, check (protocol.COMPILERS)
+    compile_s: Optional[float] = None  # compiled: tracing, lowering and compiling, apart from the timed calls
+    divergence: Optional[Dict[str, Any]] = None  # compiled: the output against the eager call's (divergence.py)
     module: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)  # fields the case adds to its record (record_fields)
+
+    def enter(self, stage: str) -> None:
+        self.stage = stage
 
 
 _worker: Optional[Worker] = None
@@ -157,8 +163,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         fields = w.category(state.case_id, state.chain, state.raised_in_case, state.function, params.values())
         if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
             fields["category_source"] = "db"  # the case's own database expects this failure (census)
+        if state.stage == "check" and w.cfg.compiler == "compiled" and diverged(state.divergence):
+            # The case's own check, with its own tolerance, refused an output that differs from the eager one.
+            fields = {"category": "precision", "category_source": "divergence"}
     elif state.skip_reason is not None:
         outcome, message = "skipped", state.skip_reason
+    elif state.fallback:
+        outcome, message = "fallback", "ran off the compiler or the device: " + ", ".join(
+            state.fallback.get("ops") or state.fallback.get("devices") or [])
     else:
         outcome, message = "passed", None
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
@@ -173,12 +185,49 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         timing=state.measurement.as_record() if state.measurement else None,
         fallback=state.fallback,
         calibration_s=state.calibration_s,
+        compiler=w.cfg.compiler,
+        stage=state.stage if state.measurement is not None or outcome == "failed" else None,
+        compile_s=state.compile_s,
+        divergence=state.divergence,
         **{**state.extra, **fields},
     )
     if outcome == "failed" and clf.STICKY.search(message or ""):
         # The record is on disk (fsync'd); the process's device context is not usable any more. The supervisor
         # starts a new worker, which skips every recorded case as a resumed run does.
         os._exit(RETIRED)
+
+
+def _after_first_call(call: Any, state: CaseState) -> Any:
+    """`call`, marking the case's stage `execute` once its first call (which compiled) has returned."""
+    def staged() -> Any:
+        out = call()
+        if state.stage != "execute":
+            state.enter("execute")
+        return out
+    return staged
+
+
+def _divergence(adapter: Any, result: Any, setup: Any, fn: Any, args: Any, kwargs: Any) -> Optional[Dict[str, Any]]:
+    """The compiled result against one eager call of the same function on the same inputs and device, made after
+    the timed calls (an eager call first would hand the compiled one inputs it had changed). None where the eager
+    call raises: the eager cell records that failure as its own."""
+    output = adapter.host_arrays(result)  # before the eager call, which may change an output that aliases an input
+    try:
+        if setup is not None:
+            setup()
+        with adapter.eager():
+            reference = fn(*args, **kwargs)
+            adapter.sync(reference)
+        return divergence.measure(adapter.host_arrays(reference), output)
+    except Exception as e:
+        return {"reference_failed": f"{type(e).__name__}: {str(e)[:200]}"}
+
+
+def diverged(found: Optional[Dict[str, Any]]) -> bool:
+    """Whether a divergence shows any difference at all (a check that then fails is a precision failure)."""
+    if not found:
+        return False
+    return bool(found.get("mismatch")) or any((found.get(k) or 0) > 0 for k in ("max_abs", "max_ulp"))
 
 
 def _param_text(value: Any) -> str:
@@ -229,6 +278,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             state.chain = clf.exception_chain(call.excinfo.value)
             innermost = call.excinfo.traceback[-1] if call.excinfo.traceback else None
             state.raised_in_case = bool(innermost) and str(innermost.path).startswith(w.root + os.sep)
+            if w.cfg.compiler == "compiled":
+                state.stage = w.adapter.failed_stage(call.excinfo.value, state.stage)
     elif report.skipped and state.skip_reason is None and state.missing is None:
         longrepr = report.longrepr
         state.skip_reason = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
@@ -264,16 +315,33 @@ def bench(request: pytest.FixtureRequest):
         pytest.skip("curated cases run inside `python -m portability_harness`")
     state = request.node.stash[_STATE]
     adapter = w.adapter
+    compiled = w.cfg.compiler == "compiled"
 
     def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
         if state.measurement is not None:
             raise clf.CaseError("bench may be called once per case: the timed region is one call")
-        call, compiled = adapter.prepare(fn, args, kwargs)
+        if compiled:
+            t0 = time.perf_counter()
+            call, known_ops = adapter.compile(fn, args, kwargs, state.enter)
+            state.compile_s = time.perf_counter() - t0
+            state.enter("compile" if adapter.compiles_on_first_call else "execute")
+            call = _after_first_call(call, state)
+        else:
+            call, known_ops = adapter.prepare(fn, args, kwargs), []
+            state.enter("execute")
         before = adapter.snapshot()
         result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)
+        if known_ops:
+            state.fallback = dict(state.fallback or {}, ops=sorted(set((state.fallback or {}).get("ops", []))
+                                                                   | set(known_ops)))
+        if compiled:
+            if adapter.compiles_on_first_call:
+                state.compile_s += measurement.cold_s  # the first call compiled: its time is not latency
+            state.divergence = _divergence(adapter, result, setup, fn, args, kwargs)
+        state.enter("check")
         return result
 
     def _bench(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -18,7 +18,10 @@ DEVICE_KINDS = ("cpu", "cuda", "tpu", "xla-cpu")  # xla-cpu: PyTorch/XLA on the 
 # strict: the framework's own full-precision arithmetic (no TF32, JAX's matmuls at "highest"), so that a precision
 # failure is the framework's; vendor: whatever the framework does by default on the device.
 NUMERICS = ("strict", "vendor")
-MODES = ("steady", "paper")  # paper: the 2023 study's method (one call, no warm-up, jit off, strict placement)
+MODES = ("steady", "paper")  # paper: the 2023 study's method (one call, no warm-up, strict placement)
+# eager: the call as written (JAX with jit disabled, as the 2023 study ran it); compiled: through the framework's
+# compiler (jax.jit, tf.function(jit_compile=True), torch.compile; XLA on a torch_xla device).
+COMPILERS = ("eager", "compiled")
 DEFAULT_TIMEOUT_S = 900.0  # the study's per-test limit: 15 minutes
 
 # The worker finds its config and its event pipe through these.
@@ -66,6 +69,7 @@ class Config:
     curated_root: str  # case ids are relative to this folder
     cases: List[str] = field(default_factory=list)  # folders or modules to collect; default <root>/<framework>
     mode: str = "steady"
+    compiler: str = "eager"  # COMPILERS
     quick: bool = False  # few warm samples: checks cases, not for results
     functions: List[str] = field(default_factory=list)  # fnmatch patterns over sampled names; empty: all
     timeout_s: float = DEFAULT_TIMEOUT_S  # per case
@@ -135,6 +139,8 @@ class Config:
             raise ConfigError(f"unknown device kind {cfg.device!r}; choose one of {', '.join(DEVICE_KINDS)}")
         if cfg.mode not in MODES:
             raise ConfigError(f"unknown mode {cfg.mode!r}; choose one of {', '.join(MODES)}")
+        if cfg.compiler not in COMPILERS:
+            raise ConfigError(f"unknown compiler {cfg.compiler!r}; choose one of {', '.join(COMPILERS)}")
         if cfg.numerics not in NUMERICS:
             raise ConfigError(f"unknown numerics {cfg.numerics!r}; choose one of {', '.join(NUMERICS)}")
         if cfg.task not in TASKS:

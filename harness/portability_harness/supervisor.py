@@ -140,6 +140,14 @@ class Supervisor:
         if reason:
             raise HarnessError(reason, code=Exit.INCOMPATIBLE_DEVICE)
 
+    def drop_empty_output(self) -> None:
+        """Remove the results file this run created and wrote nothing to (locking it created it)."""
+        try:
+            if os.path.getsize(self.cfg.out) == 0:
+                os.remove(self.cfg.out)
+        except OSError:
+            pass
+
     def run(self) -> int:
         self.check_compatible()
         self.prepare_output()
@@ -152,6 +160,8 @@ class Supervisor:
                     break
                 if end.error is not None:
                     self.emit(end.error)
+                    if end.error.code == Exit.INCOMPATIBLE_DEVICE:
+                        self.drop_empty_output()  # a verdict on the cell (no compiler): no results file, as above
                     return end.error.code
                 if end.finished and end.in_flight is None:
                     self.write_footer(restarts)

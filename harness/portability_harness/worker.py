@@ -74,10 +74,13 @@ class Worker:
             environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
         os.environ.update(environment)
         try:
-            self.adapter.setup(self.cfg.device, self.cfg.mode)
+            self.adapter.setup(self.cfg.device, self.cfg.mode, self.cfg.compiler)
         except DeviceUnavailable as e:
             why = telling_line(self.cfg.log_path)  # the framework's own warning, in the log the worker writes
             self.fail(Exit.DEVICE_UNAVAILABLE, f"{e}" + (f" (its log: {why})" if why else ""))
+        missing = self.adapter.compiler_missing() if self.cfg.compiler == "compiled" else None
+        if missing:  # a set-up that cannot compile anything is the cell's verdict, not a failure of every case
+            self.fail(Exit.INCOMPATIBLE_DEVICE, missing)
         self.numerics = self.adapter.numerics(self.cfg.numerics)
         header = self._header()
         existing = store.read(self.cfg.out).header
@@ -103,6 +106,7 @@ class Worker:
             environment=cfg.environment,
             python=platform.python_version(),
             mode=cfg.mode,
+            compiler=cfg.compiler,
             quick=cfg.quick,
             timeout_s=cfg.timeout_s,
             memory_limit_mb=cfg.memory_limit_mb,

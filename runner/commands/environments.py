@@ -61,7 +61,7 @@ def images_build(
     project = Project.find(matrix_file)
     c = docker_engine.client()
     cells = plan(project, Options(profiles=tuple(profile or ()), images=tuple(image or ()), backend="docker",
-                                  base=base))
+                                  base=base, compilers=("eager",)))  # an image serves both compilers
     failures = []
     for cell in cells:
         if cell.excluded:

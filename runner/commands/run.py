@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from portability_harness.protocol import FRAMEWORKS, MODES
+from portability_harness import compat
+from portability_harness.protocol import COMPILERS, FRAMEWORKS, MODES
 from portability_harness.records import store
 from rich.markup import escape
 from rich.table import Table
@@ -46,7 +47,7 @@ def _cell_table(path: Path) -> Table:
     return t
 
 
-_STYLE = {"pass": "green", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
+_STYLE = {"pass": "green", "fallback": "cyan", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
           "case_error": "bold red"}
 _CELL_STYLE = {"done": "green", "failed": "red", "incompatible": "magenta", "not_run": "dim", "excluded": "dim",
                "running": "yellow", "pending": "yellow"}
@@ -156,6 +157,8 @@ def bench(
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     mode: Optional[str] = typer.Option(None, help="steady (warm-up, samples until precise) or paper (the 2023 "
                                        "method: one call)  [default: matrix.toml's mode]"),
+    compiler: str = typer.Option("eager", help="eager (the call as written) or compiled (jax.jit, "
+                                 "tf.function(jit_compile=True), torch.compile)"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     repeats: int = typer.Option(1, help="run the cell this many times"),
@@ -171,6 +174,7 @@ def bench(
     """Run one image's curated cases on its device; write <out>/<image>-<profile>.jsonl and merged.json."""
     if mode not in (None, *MODES):
         raise UserError(f"unknown --mode {mode!r}; choose steady or paper")
+    compilers = _compilers(compiler, both=False)
     address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
     spec = project.image(image)
@@ -181,7 +185,7 @@ def bench(
                             f"see `runner list --framework {spec.framework}`")
     (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
                                     functions=patterns, quick=quick, mode=mode, timeout_s=timeout, repeats=repeats,
-                                    base=base, extra_env=tuple(env_names or ())))
+                                    base=base, extra_env=tuple(env_names or ()), compilers=compilers))
     if address is not None:
         from runner import ray_engine
 
@@ -197,6 +201,8 @@ def run_matrix(
     env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
+    compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
+                                           "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
     base: Optional[str] = typer.Option(None, help="docker: the base image of every cell (e.g. an offline one)"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
@@ -212,14 +218,15 @@ def run_matrix(
     project = Project.find(matrix_file, curated)
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
-                                  extra_env=tuple(env_names or ())))
+                                  extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True)))
     if dry_run:
         if address is not None:
             from runner import ray_engine
 
             cells = ray_engine.plan_on(address, cells)
         t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""))
-        for col in ("image", "profile", "device", "needs" if address else "backend", "repeats", "will", "reason"):
+        for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
+                    "reason"):
             t.add_column(col, overflow="fold")
         for c in cells:
             where = f"a node with cell:{c.device}" if address else c.backend
@@ -228,12 +235,26 @@ def run_matrix(
                 from runner.backends import existing
 
                 reason = existing.versions(existing.interpreter(c.backend), c.framework, project.harness_dir)
+            elif c.runnable and c.compiler == "compiled" and compat.compiler_reason(
+                    c.framework, c.profile.packages.get(c.framework)):
+                will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
             elif c.runnable and c.device == "cuda" and not address:
                 will, reason = _compatibility(c, project)
-            t.add_row(c.name, c.profile.name, c.device, where, str(c.repeats), will, reason)
+            t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will, reason)
         console.print(t)
         return
     _run(project, cells, out, resume, address)
+
+
+def _compilers(value: Optional[str], both: bool) -> tuple[str, ...]:
+    """--compiler: one of COMPILERS, or (for a matrix) all of them; None leaves it to matrix.toml."""
+    if value is None:
+        return ()
+    if both and value == "all":
+        return COMPILERS
+    if value not in COMPILERS:
+        raise UserError(f"unknown --compiler {value!r}; choose " + ", ".join(COMPILERS + (("all",) if both else ())))
+    return (value,)
 
 
 def _compatibility(cell: Cell, project: Project) -> tuple[str, str]:
@@ -310,7 +331,7 @@ def run_census(
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
                                     quick=quick, timeout_s=timeout, repeats=1, base=base, task="census",
                                     census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared,
-                                    extra_env=tuple(env_names or ())))
+                                    extra_env=tuple(env_names or ()), compilers=("eager",)))
     if address is not None:
         from runner import ray_engine
 

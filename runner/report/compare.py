@@ -20,7 +20,7 @@ from runner.report.load import SETUP_FIELDS, Results
 
 ALPHA = 0.01
 MIN_SAMPLES = 8  # below this a rank test has little power: compare quartiles instead
-MATCH_KEYS = ("device_model", "profile", "mode")
+MATCH_KEYS = ("device_model", "profile", "mode", "compiler")
 
 
 @dataclass

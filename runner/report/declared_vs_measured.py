@@ -22,7 +22,7 @@ def declared_cases(r: Results, where: list[Path]) -> pd.DataFrame:
 
     from runner import declared as declared_tables
 
-    ran = r.cases[r.cases["outcome"].isin(["passed", "failed"]) & (r.cases["category"] != "case_error")]
+    ran = r.cases[r.cases["outcome"].isin(["passed", "fallback", "failed"]) & (r.cases["category"] != "case_error")]
     rows = []
     for (fw, version, device), g in ran.groupby(["framework", "framework_version", "device"], sort=False):
         table = declared_tables.table_for(fw, version, where)
@@ -33,7 +33,7 @@ def declared_cases(r: Results, where: list[Path]) -> pd.DataFrame:
                        else {declared.declared(table, function, device)}) if table else {"unknown"}
             says = ("declared" if "declared" in answers else "not declared"
                     if answers <= {"op_not_declared", "dtype_not_declared"} else "unknown")
-            passed = bool((c["outcome"] == "passed").all())
+            passed = bool(c["outcome"].isin(["passed", "fallback"]).all())  # a fallback ran: it says so apart
             cell = "unknown" if says == "unknown" else f"{says}, {'passed' if passed else 'failed'}"
             rows.append({"framework": fw, "target": target, "device": device, "function": function,
                          "case_id": case_id, "dtypes": ", ".join(dtypes), "declared": ", ".join(sorted(answers)),

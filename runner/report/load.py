@@ -19,12 +19,12 @@ from runner.errors import UserError
 from runner.rundir import RunDir
 
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
-SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode")
+SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode", "compiler")
 # Facts of the header about the run rather than the setup: for the report's set-up line and rerun commands.
 RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
-               "warm_stop", "calibration_s", "params")
+               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -175,14 +175,15 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
 
 
 def _target_labels(cases: pd.DataFrame) -> pd.Series:
-    """A setup's short name: the device kind, plus whichever of model, profile and mode vary in the data.
+    """A setup's short name: the device kind, plus whichever of model, profile, mode and compiler vary in the data.
 
     Framework versions are not part of it: they follow from the profile, and each table shows them.
     """
-    setups = cases.drop_duplicates(["framework", "device", "device_model", "profile", "mode"])
+    setups = cases.drop_duplicates(["framework", "device", "device_model", "profile", "mode", "compiler"])
     models = setups.groupby("device")["device_model"].nunique()
     vary_profile = cases["profile"].nunique() > 1
     vary_mode = cases["mode"].nunique() > 1
+    vary_compiler = cases["compiler"].nunique() > 1
 
     def label(row: pd.Series) -> str:
         parts = [row["device"]]
@@ -192,6 +193,8 @@ def _target_labels(cases: pd.DataFrame) -> pd.Series:
             parts.append(row["profile"])
         if vary_mode:
             parts.append(row["mode"])
+        if vary_compiler:
+            parts.append(row["compiler"])
         return " ".join(parts)
 
     return cases.apply(label, axis=1)

@@ -71,18 +71,30 @@ def cold_warm(r: Results) -> Section:
             f"{row['framework']} {row['target']} {row['median cold/warm']:.3g}x" for _, row in t.iterrows()) + ".")
 
 
+# What each compiler means per framework, and how the 2023 study ran it: said wherever the Method section is.
+COMPILERS = ("Eager and compiled: eager is the call as written (JAX with jit disabled, so that jnp functions run op "
+             "by op, as the 2023 study ran JAX; TensorFlow's eager execution; PyTorch's eager mode; on a torch_xla "
+             "device, its lazy tensors, which XLA compiles at each sync). Compiled is JAX's jax.jit over the array "
+             "arguments (traced, lowered and compiled before the first call), TensorFlow's tf.function("
+             "jit_compile=True) (XLA must take the whole function), and PyTorch's torch.compile (inductor on a CPU "
+             "or GPU, openxla on an XLA device; a graph break is a fallback). The study measured eager only: "
+             "TensorFlow and PyTorch in their eager modes and JAX without jit. Compile time is recorded apart "
+             "(compile_s) and the first call is never a sample.")
+
+
 def method(r: Results) -> Section:
     title = "Method: the study's against ours"
     m = method_tables.method(r)
     if m.verdicts.empty:
-        return Section(title, summary="No setup was measured both ways: set mode = [\"steady\", \"paper\"] in "
-                                      "matrix.toml (or run `runner bench --mode paper` beside a steady run) to see "
-                                      "how much the study's one cold call changes verdicts and latencies.")
+        return Section(title, [COMPILERS], summary=(
+            "No setup was measured both ways: set mode = [\"steady\", \"paper\"] in matrix.toml (or run `runner "
+            "bench --mode paper` beside a steady run) to see how much the study's one cold call changes verdicts and "
+            "latencies."))
     differ = int(m.verdicts["verdicts that differ"].sum())
     blocks: list[Block] = [
-        "The same cells measured both ways: steady (warm-up, samples until the median is precise, jit on, soft "
-        "placement as shipped) and paper (the 2023 study's: one call, no warm-up, JAX's jit off, TensorFlow's "
-        "soft placement off).",
+        COMPILERS,
+        "The same cells measured both ways: steady (warm-up, samples until the median is precise, soft placement "
+        "as shipped) and paper (the 2023 study's: one call, no warm-up, TensorFlow's soft placement off).",
         Table(m.verdicts, "Verdicts per framework: functions measured both ways, and how many changed"),
         Table(m.changed, "Functions whose verdict depends on the method") if not m.changed.empty
         else "No function's verdict depends on the method.",

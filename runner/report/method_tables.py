@@ -14,7 +14,7 @@ from runner.report.tables import SIMILAR, function_verdicts
 
 @dataclass
 class Method:
-    """Setups measured both ways: steady (ours) and paper (the study's: one call, no warm-up, jit off, strict
+    """Setups measured both ways: steady (ours) and paper (the study's: one call, no warm-up, strict
     placement), matched on framework, device kind, model and profile."""
     verdicts: pd.DataFrame  # per framework and setup: functions compared, verdicts that differ
     changed: pd.DataFrame  # the functions whose verdict differs, with both verdicts
@@ -24,7 +24,7 @@ class Method:
 
 def method(r: Results) -> Method:
     c = r.cases
-    base = ["framework", "device", "device_model", "profile"]
+    base = ["framework", "device", "device_model", "profile", "compiler"]
     pairs_found = []
     for key, g in c.groupby(base, sort=False):
         modes = dict(g.drop_duplicates("mode")[["mode", "target"]].values)

@@ -14,7 +14,7 @@ from runner.report.load import DEVICE_ORDER, Results
 DEVICES = ("cpu", "cuda", "tpu")  # always shown: a device nobody measured is an answer too ("not run")
 STUDY = {"cuda": ("gpu_t4", "T4"), "tpu": ("tpu_v3", "v3-8")}  # the study's device for each of ours
 # A grid cell's state, worst first: the class the page colours it by.
-STATES = ("complete failure", "partial", "pass", "incompatible", "failed to run", "not run")
+STATES = ("complete failure", "partial", "fallback", "pass", "incompatible", "failed to run", "not run")
 SHOWN = 8  # function names per finding before "and N more"
 
 
@@ -86,14 +86,16 @@ def grid_frame(r: Results) -> pd.DataFrame:
 
 
 def _measured(p: pd.Series, several: bool) -> str:
-    ran, passed, partial, complete = (int(p[k]) for k in ("functions", "pass", "partial", "complete"))
+    ran, passed, fell_back, partial, complete = (int(p[k]) for k in ("functions", "pass", "fallback", "partial",
+                                                                      "complete"))
     if ran == 0:
         state = "not run"
         text = "not run: no function of these records ran here (missing or skipped)"
     else:
-        state = "complete failure" if complete == ran else "partial" if partial + complete else "pass"
-        text = f"{state}: {passed} of {ran} functions pass" + (f", {partial} partly fail" if partial else "") + (
-            f", {complete} fail" if complete else "")
+        state = ("complete failure" if complete == ran else "partial" if partial + complete
+                 else "fallback" if fell_back else "pass")
+        text = (f"{state}: {passed} of {ran} functions pass" + (f", {fell_back} fall back" if fell_back else "")
+                + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else ""))
     label = " ".join(str(p["target"]).split(" ")[1:])  # the setup's label beyond its device (profile, mode)
     return f"{text} ({label})" if several and label else text
 

@@ -111,6 +111,7 @@ input.filter { margin: .4em 0; padding: .2em .4em; width: 24em; }
 code.cmd { user-select: all; -webkit-user-select: all; background: #f4f4f4; padding: 0 .3em; cursor: copy; }
 #grid td { white-space: pre-line; }
 #grid td.pass { background: #e3f4e1; } #grid td.partial { background: #fff1cc; }
+#grid td.fallback { background: #dff0f7; }
 #grid td.complete-failure, #grid td.failed-to-run { background: #f9d7d4; }
 #grid td.incompatible { background: #e4e4f4; } #grid td.not-run { background: #f2f2f2; color: #666; }
 """

@@ -15,7 +15,7 @@ NONE = "-"  # no command: the records do not name their image (written before he
 
 
 def bench(image: str, profile: str, mode: str = "steady", quick: bool = False, functions: tuple[str, ...] = (),
-          repeats: int = 1, resume_into: Optional[str] = None) -> str:
+          repeats: int = 1, resume_into: Optional[str] = None, compiler: str = "eager") -> str:
     """`runner bench` with the options that reproduce the setup. A new run goes to a new folder (bench's
     default, results/<run-id>), so a rerun never touches the folder the report was made from; `resume_into`
     continues a cell that did not finish in its own folder."""
@@ -24,6 +24,8 @@ def bench(image: str, profile: str, mode: str = "steady", quick: bool = False, f
     words = ["runner", "bench", "--image", image, "--profile", profile]
     if mode and mode != "steady":
         words += ["--mode", mode]
+    if compiler and compiler != "eager":
+        words += ["--compiler", compiler]
     if quick:
         words.append("--quick")
     if repeats > 1:
@@ -39,7 +41,7 @@ def for_function(row: pd.Series) -> str:
     """The command that runs a failed function again on its setup (a row of the case records, or of a table
     that kept their image, profile, mode and quick columns)."""
     return bench(str(row.get("image") or ""), str(row.get("profile") or "current"), str(row.get("mode") or ""),
-                 bool(row.get("quick")), functions=(str(row["function"]),))
+                 bool(row.get("quick")), functions=(str(row["function"]),), compiler=str(row.get("compiler") or ""))
 
 
 def for_cell(cell: dict[str, Any], quick: bool, cells_in_folder: int) -> str:
@@ -53,13 +55,14 @@ def for_cell(cell: dict[str, Any], quick: bool, cells_in_folder: int) -> str:
         if cells_in_folder > 1:
             return shlex.join(["runner", "matrix", *(["--quick"] if quick else []), "--resume", "--out", folder])
         return bench(image, profile, str(cell.get("mode") or ""), quick, repeats=int(cell.get("repeats") or 1),
-                     resume_into=folder)
+                     resume_into=folder, compiler=str(cell.get("compiler") or ""))
     if status != "done":  # excluded, or not runnable here: its reason says why; no command changes that
         return NONE
     if cell.get("task") == "census":
         return shlex.join(["runner", "census", "--framework", str(cell.get("framework")), "--image", image,
                            "--profile", profile, *(["--quick"] if quick else [])])
-    return bench(image, profile, str(cell.get("mode") or ""), quick, repeats=int(cell.get("repeats") or 1))
+    return bench(image, profile, str(cell.get("mode") or ""), quick, repeats=int(cell.get("repeats") or 1),
+                 compiler=str(cell.get("compiler") or ""))
 
 
 def quick_folders(cases: pd.DataFrame) -> set[str]:
@@ -75,6 +78,6 @@ def with_commands(frame: pd.DataFrame, cases: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return frame.assign(**{RERUN: pd.Series(dtype=object)})
     facts = cases.drop_duplicates(["framework", "target"])[["framework", "target", "image", "profile", "mode",
-                                                             "quick"]]
+                                                             "compiler", "quick"]]
     merged = frame.merge(facts, on=["framework", "target"], how="left")
     return frame.assign(**{RERUN: [for_function(row) for _, row in merged.iterrows()]})

@@ -11,8 +11,8 @@ from typing import Optional
 import pandas as pd
 
 from runner import view
-from runner.report import (census, declared_section, figures, latency_tables, measurement_sections, overview, rerun,
-                           tables)
+from runner.report import (census, compiler_sections, declared_section, figures, latency_tables,
+                           measurement_sections, overview, rerun, tables)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
@@ -44,6 +44,8 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         _deciles(r, figure_dir),
         _categories(r, figure_dir),
         declared_section.section(r),
+        compiler_sections.eager_against_compiled(r),
+        compiler_sections.tpu_forecast(r),
         measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
         measurement_sections.densities(r, figure_dir),
         measurement_sections.generations(r),
@@ -51,8 +53,9 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         measurement_sections.method(r),
         measurement_sections.precision(r, figure_dir),
         measurement_sections.spread(r),
-        _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's.",
-                 "No case recorded a fallback (an op run on another device than the cell's)."),
+        _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's, or off "
+                 "the compiler (a torch_xla op run on the CPU, a TorchDynamo graph break, a JAX host callback).",
+                 "No case recorded a fallback (an op run on another device than the cell's, or off the compiler)."),
         _listing("Recompiling steady state", tables.recompiling(r),
                  "Cases whose warm samples still compiled: their warm median includes compilation.",
                  "No case compiled during its warm samples (or the framework does not report compilations)."),

@@ -21,7 +21,9 @@ from portability_harness.records.verdicts import VERDICTS
 from runner import view
 from runner.report.load import Results
 
-RAN = ("pass", "partial", "complete")  # the study's denominators: functions that ran somewhere on the device
+# The study's denominators: functions that ran somewhere on the device (fallback: ran, but partly off the compiler
+# or the device; counted apart from pass, never as a failure).
+RAN = ("pass", "fallback", "partial", "complete")
 FAILED = ("partial", "complete")
 SIMILAR = 1.1  # a latency ratio within 1.1x either way counts as no change (the issue's threshold)
 KEYS = ["framework", "target"]
@@ -160,7 +162,7 @@ def flaky(r: Results) -> pd.DataFrame:
 
 
 def fallbacks(r: Results) -> pd.DataFrame:
-    """Cases where an op ran on another device than the cell's."""
+    """Cases where an op ran on another device than the cell's, or off the compiler."""
     f = r.cases[r.cases["fallback"].notna()]
     out = f[[*KEYS, "function", "case_id", "outcome"]].copy()
     out["fallback"] = [json.dumps(x, sort_keys=True) for x in f["fallback"]]

@@ -124,7 +124,7 @@ class Census:
                 # Inputs on the device before the timed calls: a NumPy argument would time its host-to-device copy.
                 return bench(h.dyn_fun, *(self.jax.device_put(a, adapter.handle) if isinstance(a, np.ndarray) else a
                                           for a in args))
-            call, _ = adapter.prepare(h.dyn_fun, args, {})
+            call = adapter.prepare(h.dyn_fun, args, {})
             return call()
 
         def check(out: Any) -> None:
@@ -141,7 +141,7 @@ class Census:
             elif check_kind == "cpu":
                 try:
                     with self.jax.default_device(self.cpu):
-                        call, _ = adapter.prepare(h.dyn_fun, args, {})
+                        call = adapter.prepare(h.dyn_fun, args, {})
                         expected = call()
                 except Exception as e:
                     raise Unchecked(f"the CPU could not run the sample: {type(e).__name__}")

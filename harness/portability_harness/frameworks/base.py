@@ -20,6 +20,7 @@ class Adapter:
     def __init__(self) -> None:
         self.device_kind = ""
         self.mode = "steady"
+        self.compiler = "eager"  # protocol.COMPILERS
         self.handle: Any = None  # what the `device` fixture returns
 
     # --- before and at import -------------------------------------------------------------
@@ -27,13 +28,13 @@ class Adapter:
         """Environment variables that must be set before the framework is imported."""
         return {}
 
-    def setup(self, device: str, mode: str) -> None:
+    def setup(self, device: str, mode: str, compiler: str = "eager") -> None:
         """Import the framework, select the device (or raise DeviceUnavailable) and set `handle`."""
         if device not in self.devices:
             raise DeviceUnavailable(
                 f"{self.name} has no device kind {device!r} here; choose one of {', '.join(self.devices)}"
             )
-        self.device_kind, self.mode = device, mode
+        self.device_kind, self.mode, self.compiler = device, mode, compiler
         self._setup()
 
     def numerics(self, setting: str) -> Dict[str, Any]:
@@ -65,9 +66,42 @@ class Adapter:
         """Entered around every case so that ops without an explicit device land on the cell's."""
         return contextlib.nullcontext()
 
-    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Tuple[Callable[[], Any], Optional[bool]]:
-        """The zero-argument call that `bench` times, and whether it is compiled (None: not applicable)."""
-        return (lambda: fn(*args, **kwargs)), None
+    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Callable[[], Any]:
+        """The zero-argument call of fn as the cell's compiler runs it, for calls outside `bench` (a census's
+        untimed samples)."""
+        if self.compiler == "compiled":
+            return self.compile(fn, args, kwargs, lambda stage: None)[0]
+        return lambda: fn(*args, **kwargs)
+
+    # --- the compiler axis (protocol.COMPILERS) -------------------------------------------------------
+    # A compiled case goes through stages: trace, lower, compile (ahead of the first call where the framework
+    # allows it, else in the first call: `compiles_on_first_call`), execute, check. A failure is the case's under
+    # this compiler, at the stage it reached: nothing falls back to the eager call quietly.
+    compiles_on_first_call = False
+
+    def compiler_missing(self) -> Optional[str]:
+        """Why this build cannot compile at all (a cell verdict, like an incompatible GPU), or None."""
+        return None
+
+    def compile(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
+                stage: Callable[[str], None]) -> Tuple[Callable[[], Any], List[str]]:
+        """The zero-argument call of the compiled fn, after what can be done before its first call (`stage(name)`
+        is called as each stage begins), and the ops the compiler already knows run off it (host callbacks)."""
+        raise NotImplementedError(f"{self.name}: no compiler")
+
+    def failed_stage(self, error: BaseException, stage: str) -> str:
+        """The stage a compiled case failed in, given the error and the stage it had entered (a first call that
+        compiles raises compiler errors and the function's own alike)."""
+        return stage
+
+    def eager(self) -> "contextlib.AbstractContextManager[Any]":
+        """Entered around the eager reference call of a compiled case (JAX: with jit disabled)."""
+        return contextlib.nullcontext()
+
+    def host_arrays(self, out: Any) -> List[Tuple[Any, str]]:
+        """The arrays of an output as NumPy arrays on the host, each with the dtype it was computed in (for
+        divergence.py)."""
+        return []
 
     def sync(self, out: Any) -> None:
         """Block until every array in `out` exists on the device."""

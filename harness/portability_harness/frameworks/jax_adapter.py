@@ -1,12 +1,15 @@
 """JAX: CPU, CUDA and TPU backends selected with JAX_PLATFORMS, so that JAX cannot fall back silently."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Adapter, DeviceUnavailable, off_device
 
 _PLATFORM = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
 _COMPILE_EVENT = "backend_compile"  # part of the monitoring event JAX emits per XLA compilation
+# A host callback (pure_callback, io_callback, debug.print) lowers to a custom call whose target names it.
+_CALLBACK = re.compile(r"custom_call[^@\n]*@(\w*callback\w*)")
 
 
 class JaxAdapter(Adapter):
@@ -25,8 +28,9 @@ class JaxAdapter(Adapter):
     def _setup(self) -> None:
         import jax
 
-        if self.mode == "paper":
-            jax.config.update("jax_disable_jit", True)
+        # Eager is the call as written with jit off, as the 2023 study ran JAX: jnp functions that jit themselves
+        # inside run op by op, and a jax.jit in the case runs its function eagerly.
+        jax.config.update("jax_disable_jit", self.compiler == "eager")
         try:
             devices = jax.devices()
         except RuntimeError as e:
@@ -60,7 +64,6 @@ class JaxAdapter(Adapter):
         return str(getattr(self.handle, "device_kind", self.handle))
 
     def build(self) -> Dict[str, Any]:
-        import re
         from importlib import metadata
 
         import jaxlib
@@ -91,16 +94,13 @@ class JaxAdapter(Adapter):
 
         return jax.default_device(self.handle)
 
-    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Tuple[Callable[[], Any], Optional[bool]]:
-        """Steady mode times the jit-compiled call (arrays traced, everything else static), as users run
-        JAX in practice; a function that cannot be traced (returns a non-array, needs concrete values)
-        is timed eagerly and the record says so."""
+    def compile(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
+                stage: Callable[[str], None]) -> Tuple[Callable[[], Any], List[str]]:
+        """jax.jit over the array arguments (everything else static), traced, lowered and compiled ahead of the
+        first call; host callbacks in the lowered module are the ops that leave the compiler."""
         import jax
         import numpy as np
 
-        eager = lambda: fn(*args, **kwargs)  # noqa: E731
-        if self.mode == "paper":
-            return eager, False
         leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
         dynamic = [i for i, leaf in enumerate(leaves) if isinstance(leaf, (jax.Array, np.ndarray))]
 
@@ -113,12 +113,35 @@ class JaxAdapter(Adapter):
 
         jitted = jax.jit(rebuilt)
         inputs = [leaves[i] for i in dynamic]
-        try:
-            # Trace and lower only (no execution): tells whether the call is traceable at all.
-            jitted.lower(*inputs)
-        except Exception:
-            return eager, False
-        return (lambda: jitted(*inputs)), True
+        stage("trace")
+        if hasattr(jitted, "trace"):
+            traced = jitted.trace(*inputs)
+            stage("lower")
+            lowered = traced.lower()
+        else:  # releases before 0.4.30 trace and lower in one step: its failures are recorded as `trace`
+            lowered = jitted.lower(*inputs)
+        stage("compile")
+        executable = lowered.compile()
+        callbacks = sorted(set(_CALLBACK.findall(lowered.as_text())))
+        return (lambda: executable(*inputs)), callbacks
+
+    def eager(self):
+        import jax
+
+        return jax.disable_jit()
+
+    def host_arrays(self, out: Any) -> List[Tuple[Any, str]]:
+        import jax
+        import numpy as np
+
+        found = []
+        for leaf in jax.tree_util.tree_leaves(out):
+            if isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
+                try:
+                    found.append((np.asarray(leaf), str(leaf.dtype)))
+                except Exception:  # a typed PRNG key array has no host value
+                    continue
+        return found
 
     def sync(self, out: Any) -> None:
         import jax

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Adapter, DeviceUnavailable, off_device
 
 _TF_TYPE = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+# What a first call under jit_compile=True raises when XLA cannot take the graph: an op with no XLA kernel
+# (tf2xla's lowering), or the compilation itself.
+_UNLOWERED = re.compile(r"unsupported operations? when trying to compile|No registered '\w+' OpKernel for XLA_|"
+                        r"not compilable|XLA can't deduce compile time constant", re.I)
+_COMPILE_FAILED = re.compile(r"XLA compilation|compil(e|ing) (the )?(graph|cluster)|XlaCompile|tf2xla", re.I)
 
 
 class TensorFlowAdapter(Adapter):
@@ -75,6 +81,36 @@ class TensorFlowAdapter(Adapter):
         import tensorflow as tf
 
         return tf.device(self.handle)
+
+    # tf.function(jit_compile=True) traces ahead of the call; XLA lowers and compiles the graph at its first call.
+    compiles_on_first_call = True
+
+    def compile(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
+                stage: Callable[[str], None]) -> Tuple[Callable[[], Any], List[str]]:
+        """tf.function with jit_compile=True: XLA must take the whole function (an op it cannot lower fails the
+        call; TensorFlow never falls back to its own kernels under it, so there are no fallback ops to list).
+        Tensors are its arguments, Python values constants of the trace."""
+        import tensorflow as tf
+
+        compiled = tf.function(lambda *a, **k: fn(*a, **k), jit_compile=True)
+        stage("trace")
+        compiled.get_concrete_function(*args, **kwargs)
+        return (lambda: compiled(*args, **kwargs)), []
+
+    def failed_stage(self, error: BaseException, stage: str) -> str:
+        if stage != "compile":
+            return stage
+        text = str(error)
+        return "lower" if _UNLOWERED.search(text) else "compile" if _COMPILE_FAILED.search(text) else "execute"
+
+    def host_arrays(self, out: Any) -> List[Tuple[Any, str]]:
+        found = []
+        for t in self._tensors(out):
+            try:
+                found.append((t.numpy(), t.dtype.name))
+            except Exception:  # a string or a handle with no numeric value
+                continue
+        return found
 
     def _tensors(self, out: Any):
         import tensorflow as tf

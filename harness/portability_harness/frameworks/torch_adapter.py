@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional
+import shutil
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Adapter, DeviceUnavailable, flatten, off_device
 
@@ -103,26 +104,96 @@ class TorchAdapter(Adapter):
         if self.device_kind == "cuda" or self.xla:
             self.sync(None)
 
+    # torch.compile traces (TorchDynamo), compiles (the backend) and runs in the function's first call.
+    compiles_on_first_call = True
+
+    def compiler_missing(self) -> Optional[str]:
+        import torch
+
+        from portability_harness.compat import compiler_reason
+
+        too_old = compiler_reason("torch", torch.__version__)
+        if too_old:
+            return too_old
+        if self.device_kind == "cpu" and not any(shutil.which(c) for c in ("g++", "c++", "clang++")):
+            return ("torch.compile's default backend (inductor) builds C++ for the CPU and this environment has no "
+                    "C++ compiler (g++, c++ or clang++ on PATH); install one")
+        return None
+
+    def compile(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
+                stage: Callable[[str], None]) -> Tuple[Callable[[], Any], List[str]]:
+        """torch.compile with the default backend (inductor) on CPU and CUDA, torch_xla's openxla on an XLA
+        device. A fresh Python function wraps fn so that Dynamo has a frame to trace (a builtin has none, and
+        compiling it would run it eagerly), and Dynamo's caches are reset so that earlier cases' entries can
+        never push this one past its recompilation limit, where Dynamo runs the frame eagerly without a word."""
+        import torch
+
+        torch._dynamo.reset()
+
+        def case_function(*a: Any, **k: Any) -> Any:
+            return fn(*a, **k)
+
+        compiled = torch.compile(case_function, backend="openxla" if self.xla else "inductor")
+        stage("trace")
+        return (lambda: compiled(*args, **kwargs)), []
+
+    def failed_stage(self, error: BaseException, stage: str) -> str:
+        if stage not in ("trace", "compile"):
+            return stage
+        # Dynamo and the backend raise their own types; anything else came from running the function.
+        names = {cls.__name__ for cls in type(error).__mro__}
+        if names & {"BackendCompilerFailed", "InductorError", "LoweringException", "CppCompileError"}:
+            return "compile"
+        if names & {"Unsupported", "UserError", "TorchRuntimeError", "InternalTorchDynamoError", "UncapturedHigherOrderOpError"}:
+            return "trace"
+        return "execute"
+
+    def host_arrays(self, out: Any) -> List[Tuple[Any, str]]:
+        import torch
+
+        found = []
+        for t in flatten(out):
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+                host = t.detach().cpu().resolve_conj().resolve_neg()
+                dtype = str(t.dtype).replace("torch.", "")
+                if host.dtype in (torch.bfloat16,) or "float8" in dtype:
+                    host = host.float()  # NumPy has no bfloat16: its values are exact in float32
+                try:
+                    found.append((host.numpy(), dtype))
+                except (TypeError, RuntimeError):  # quantized and other dtypes NumPy cannot hold
+                    continue
+        return found
+
+    def _graph_breaks(self) -> Dict[str, int]:
+        from torch._dynamo.utils import counters
+
+        return dict(counters["graph_break"])
+
     def _xla_counters(self) -> Dict[str, int]:
         import torch_xla.debug.metrics as met
 
         return {name: met.counter_value(name) for name in met.counter_names()}
 
     def snapshot(self) -> Any:
-        return self._xla_counters() if self.xla else None
+        return {"xla": self._xla_counters() if self.xla else {},
+                "breaks": self._graph_breaks() if self.compiler == "compiled" else {}}
 
     def fallback(self, out: Any, before: Any) -> Optional[Dict[str, Any]]:
         import torch
 
         devices = [str(t.device) for t in flatten(out) if isinstance(t, torch.Tensor) and t.device != self.handle]
         found = off_device(devices)
+        before = before or {"xla": {}, "breaks": {}}
+        ops: List[str] = []
         if self.xla:
             # torch_xla counts every op it ran on the CPU instead under an "aten::" counter.
-            after = self._xla_counters()
-            ops = sorted(k for k, v in after.items() if k.startswith("aten::") and v > (before or {}).get(k, 0))
-            if ops:
-                found = dict(found or {}, ops=ops)
-        return found
+            ops += sorted(k for k, v in self._xla_counters().items() if k.startswith("aten::")
+                          and v > before["xla"].get(k, 0))
+        if self.compiler == "compiled":
+            # A graph break runs the code around it eagerly, off the compiler; Dynamo counts each by its reason.
+            ops += sorted("graph break: " + k.strip().splitlines()[0][:200] for k, v in self._graph_breaks().items()
+                          if v > before["breaks"].get(k, 0))
+        return dict(found or {}, ops=ops) if ops else found
 
     def compilations(self) -> Optional[int]:
         if not self.xla:

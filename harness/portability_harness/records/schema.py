@@ -32,9 +32,17 @@ from typing import Any, Dict, List, Optional
 # checked against), and `db_ruling` where a failure is one the database declares (its category_source is
 # then "db"). A census case skipped because no input could be built has category_source "generator" (our
 # generator's limit) or "db" (the database's own sample generator failed, or it rules every sample out).
-SCHEMA = 3
+# 4: the compiler axis (protocol.COMPILERS): the header and each case carry `compiler` (eager or compiled); a case
+#    carries `stage` (how far it got: setup, trace, lower, compile, execute, check; None for a case that never
+#    called bench and passed), `compile_s` (compiled: trace, lower and compile, apart from the timed calls, which
+#    start after them), `divergence` (compiled: {max_abs, max_rel, max_ulp} of the output against one eager call
+#    on the same device, or {mismatch} / {reference_failed}); the outcome `fallback` (the case ran, but part of it
+#    off the compiler or the device: `fallback` lists the ops or devices); category_source "divergence" (a
+#    compiled case's own check refused an output that differs from the eager one: category precision).
+#    Records of schema 3 read as eager.
+SCHEMA = 4
 
-OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted")
+OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback")
 CATEGORIES = (
     "not_implemented",
     "type",
@@ -124,7 +132,7 @@ def count_outcomes(cases: List[Dict[str, Any]]) -> Dict[str, int]:
 
 
 # Header facts that must agree for a resumed run to append to a results file.
-RESUME_KEYS = ("framework", "framework_version", "device", "mode", "profile")
+RESUME_KEYS = ("framework", "framework_version", "device", "mode", "compiler", "profile")
 
 
 def incompatibility(existing: Dict[str, Any], new: Dict[str, Any]) -> Optional[str]:
@@ -141,4 +149,7 @@ def migrate(record: Dict[str, Any]) -> Dict[str, Any]:
     schema 1 headers had no catalog."""
     if record.get("record") == "header" and isinstance(record.get("schema"), int) and record["schema"] < 2:
         record = dict(record, catalog=record.get("catalog"))
+    old = record.get("record") == "header" and isinstance(record.get("schema"), int) and record["schema"] < 4
+    if (old or record.get("record") == "case") and "compiler" not in record:
+        record = dict(record, compiler="eager")  # before schema 4 every cell ran eagerly
     return record

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, List
 
-VERDICTS = ("pass", "partial", "complete", "skipped", "missing", "case_error")
+# fallback: every case ran and none failed, but some ran part of their work off the compiler or the device.
+VERDICTS = ("pass", "fallback", "partial", "complete", "skipped", "missing", "case_error")
 
 
 def verdict(cases: Iterable[Dict[str, Any]]) -> str:
     ran = []
-    skipped = missing = errors = 0
+    skipped = missing = errors = fell_back = 0
     for c in cases:
         if c["outcome"] == "interrupted":
             continue  # no result: a resumed run measures it
@@ -24,10 +25,11 @@ def verdict(cases: Iterable[Dict[str, Any]]) -> str:
         elif c["outcome"] == "failed" and c.get("category") == "case_error":
             errors += 1
         else:
-            ran.append(c["outcome"] == "passed")
+            ran.append(c["outcome"] in ("passed", "fallback"))
+            fell_back += c["outcome"] == "fallback"
     if ran:
         if all(ran):
-            return "pass"
+            return "fallback" if fell_back else "pass"
         return "complete" if not any(ran) else "partial"
     if missing:
         return "missing"

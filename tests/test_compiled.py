@@ -1,0 +1,133 @@
+"""The compiler axis with the real frameworks on this CPU: a function XLA (or TorchDynamo) cannot take fails under
+`compiled` at the stage it reached while it passes eager; an op run off the compiler makes the case `fallback`,
+with its name; a compiled output that differs from the eager one beyond the case's own tolerance is a `precision`
+failure with the divergence recorded; a release without a compiler is one `incompatible` cell."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import CURATED, ROOT, cases_of, config, harness, runner_cli
+
+pytestmark = pytest.mark.slow
+
+
+def run(venv_for, tmp_path: Path, image: str, framework: str, compiler: str, functions: list[str],
+        curated: Path = CURATED, name: str = "") -> dict[str, list[dict]]:
+    out = tmp_path / f"{name or image}-{compiler}.jsonl"
+    code, events = harness(venv_for(image), config(out, framework, curated=curated, compiler=compiler, quick=True,
+                                                   functions=functions))
+    assert code == 0, events
+    by_function: dict[str, list[dict]] = {}
+    for c in cases_of(out):
+        by_function.setdefault(c["function"], []).append(c)
+    return by_function
+
+
+def stages(cases: list[dict]) -> set:
+    return {(c["outcome"], c["stage"]) for c in cases}
+
+
+def test_jax_jit_cannot_trace_a_data_dependent_shape_and_says_so_at_trace(venv_for, tmp_path):
+    # jnp.compress picks elements by a condition: its output's shape depends on values, which jit cannot trace.
+    eager = run(venv_for, tmp_path, "jax-cpu", "jax", "eager", ["jax.numpy.compress", "jax.numpy.cos"])
+    compiled = run(venv_for, tmp_path, "jax-cpu", "jax", "compiled", ["jax.numpy.compress", "jax.numpy.cos"])
+    assert {c["outcome"] for c in eager["jax.numpy.compress"]} == {"passed"}
+    assert ("failed", "trace") in stages(compiled["jax.numpy.compress"])
+    assert any("Tracer" in c["message"] for c in compiled["jax.numpy.compress"] if c["outcome"] == "failed")
+    for c in compiled["jax.numpy.cos"]:
+        assert (c["outcome"], c["stage"], c["compiler"], c["compiled"]) == ("passed", "check", "compiled", True)
+        assert c["compile_s"] > 0 and set(c["divergence"]) >= {"max_abs", "max_rel", "max_ulp"}
+    # Eager is JAX with jit off, as the 2023 study ran it: nothing is compiled, no divergence is measured.
+    for c in eager["jax.numpy.cos"]:
+        assert (c["stage"], c["compiler"], c["compiled"], c["divergence"]) == ("check", "eager", False, None)
+
+
+def test_tensorflow_xla_has_no_kernel_for_a_string_op_and_fails_it_at_lower(venv_for, tmp_path):
+    eager = run(venv_for, tmp_path, "tf-cpu", "tensorflow", "eager", ["tf.strings.as_string"])
+    compiled = run(venv_for, tmp_path, "tf-cpu", "tensorflow", "compiled", ["tf.strings.as_string"])
+    assert {c["outcome"] for c in eager["tf.strings.as_string"]} == {"passed"}
+    failed = [c for c in compiled["tf.strings.as_string"] if c["outcome"] == "failed"]
+    assert failed and {c["stage"] for c in failed} == {"lower"}
+    assert all("unsupported operations" in c["message"] for c in failed)
+
+
+def test_a_torch_compile_graph_break_is_a_fallback_with_its_reason(venv_for, tmp_path):
+    # Tensor.data_ptr is a raw address, which TorchDynamo does not trace: it breaks the graph and runs it eagerly.
+    compiled = run(venv_for, tmp_path, "torch-cpu", "torch", "compiled", ["torch.Tensor.data_ptr", "torch.argsort"])
+    for c in compiled["torch.Tensor.data_ptr"]:
+        assert c["outcome"] == "fallback", c
+        assert any(op.startswith("graph break:") for op in c["fallback"]["ops"])
+        assert c["message"].startswith("ran off the compiler or the device: graph break")
+    assert {c["outcome"] for c in compiled["torch.argsort"]} == {"passed"}
+    assert all(c["compile_s"] >= c["cold_s"] > 0 for c in compiled["torch.argsort"])  # the first call compiled
+
+
+PERTURBED = '''
+    """A case whose function differs when traced: what a compiler bug that changes a result looks like."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import pytest
+
+    pytestmark = pytest.mark.function("jax.numpy.sin")
+
+
+    def sin_off_by_a_thousandth_when_compiled(x):
+        y = jnp.sin(x)
+        return y * (1 + 1e-3) if isinstance(x, jax.core.Tracer) else y
+
+
+    def test_sin(bench, device):
+        x = jnp.linspace(0.1, 1.0, 32, dtype=jnp.float32)
+        out = bench(sin_off_by_a_thousandth_when_compiled, x)
+        np.testing.assert_allclose(np.asarray(out), np.sin(np.asarray(x)), rtol=1e-5)
+'''
+
+
+def test_a_compiled_output_beyond_the_cases_tolerance_is_precision_with_its_divergence(venv_for, tmp_path):
+    curated = tmp_path / "curated"
+    (curated / "jax").mkdir(parents=True)
+    (curated / "jax" / "test_perturbed.py").write_text(textwrap.dedent(PERTURBED))
+    (eager,) = run(venv_for, tmp_path, "jax-cpu", "jax", "eager", [], curated=curated)["jax.numpy.sin"]
+    (compiled,) = run(venv_for, tmp_path, "jax-cpu", "jax", "compiled", [], curated=curated)["jax.numpy.sin"]
+    assert eager["outcome"] == "passed"
+    assert (compiled["outcome"], compiled["stage"], compiled["category"], compiled["category_source"]) == \
+        ("failed", "check", "precision", "divergence")
+    d = compiled["divergence"]
+    assert 0.9e-3 < d["max_rel"] < 1.1e-3 and d["max_ulp"] > 1000  # a thousandth is ~8000 float32 ulps
+
+
+def test_pytorch_1_12_has_no_torch_compile_one_incompatible_cell_and_the_dry_run_knows(tmp_path):
+    proc = runner_cli("matrix", "--profile", "paper2023", "--backend", "local", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    rows = [l for l in proc.stdout.splitlines() if " torch-cpu " in l]
+    assert any(" compiled " in l and "incompatible" in l and "torch.compile arrived in PyTorch 2.0" in l for l in rows)
+    assert any(" eager " in l and " run " in l for l in rows)
+    out = tmp_path / "run"
+    proc = runner_cli("bench", "--image", "torch-cpu", "--profile", "paper2023", "--compiler", "compiled",
+                      "--backend", "local", "--functions", "torch.argsort", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (cell,) = json.loads((out / "merged.json").read_text())["cells"]
+    assert cell["status"] == "incompatible" and cell["compiler"] == "compiled"
+    assert cell["reason"].startswith("torch.compile arrived in PyTorch 2.0; this is PyTorch 1.12.0")
+    assert not list(out.glob("*.jsonl")), "no case may run where the compiler does not exist"
+
+
+def test_the_report_sets_eager_beside_compiled_and_forecasts_the_tpu(venv_for, tmp_path):
+    functions = ("--functions", "jax.numpy.compress", "--functions", "jax.numpy.cos")
+    for compiler in ("eager", "compiled"):
+        proc = runner_cli("bench", "--image", "jax-cpu", "--backend", "local", "--quick", "--compiler", compiler,
+                          *functions, "--out", str(tmp_path / compiler))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = runner_cli("report", str(tmp_path / "eager"), str(tmp_path / "compiled"), "--out", str(tmp_path / "rep"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = (tmp_path / "rep" / "report.md").read_text()
+    eager_section = text.split("## Eager against compiled", 1)[1].split("\n## ", 1)[0]
+    assert "jax: 2 of 2 pass eager, 1 of 2 compiled." in eager_section
+    assert "Failing only when compiled: jax.numpy.compress (trace)" in eager_section
+    assert "--compiler compiled --quick --functions jax.numpy.compress" in eager_section  # the rerun command
+    forecast = text.split("## XLA on the CPU as a forecast of the TPU", 1)[1].split("\n## ", 1)[0]
+    assert "jax: 1 of 2 functions pass under XLA on the CPU (50 %); the study's v3-8 TPU: 97 % pass" in forecast

@@ -1,0 +1,26 @@
+"""torch_xla 2.9 on the CPU (PJRT_DEVICE=CPU): the XLA path PyTorch takes to a TPU, measured here. An op torch_xla
+has no lowering for runs on the CPU through its aten fallback; the case is `fallback` with that op's name, never a
+pass. Needs the torch-xla-cpu venv (torch 2.9.0 and torch_xla 2.9.0, about 4 GB), so `make test-xla` runs it and
+`make test` does not."""
+from __future__ import annotations
+
+import pytest
+from conftest import cases_of, config, harness
+
+pytestmark = [pytest.mark.xla, pytest.mark.slow]
+
+
+@pytest.mark.parametrize("compiler", ["eager", "compiled"])
+def test_an_op_xla_cannot_lower_runs_on_the_cpu_and_is_a_fallback_with_its_name(venv_for, tmp_path, compiler):
+    # ormqr (a Householder product) has no XLA lowering in torch_xla: it runs through aten on the CPU.
+    out = tmp_path / f"xla-{compiler}.jsonl"
+    code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
+                                                             compiler=compiler,
+                                                             functions=["torch.ormqr", "torch.argsort"]))
+    assert code == 0, events
+    cases = cases_of(out)
+    ormqr = [c for c in cases if c["function"] == "torch.ormqr" and c["outcome"] != "skipped"]
+    assert ormqr and any(c["outcome"] == "fallback" and "aten::ormqr" in c["fallback"]["ops"] for c in ormqr), ormqr
+    assert all(c["outcome"] != "passed" or not c["fallback"] for c in cases)  # a fallback is never a pass
+    argsort = [c for c in cases if c["function"] == "torch.argsort"]
+    assert argsort and not any((c["fallback"] or {}).get("ops") and c["outcome"] == "passed" for c in argsort)
