@@ -153,7 +153,7 @@ def test_jax_runs_the_primitive_harnesses_with_x64_and_lax_references(runs):
     assert c.header["database"]["jax_enable_x64"] is True
     cases = by_id(c)
     add = cases["census/jax/add/float64"]
-    assert add["outcome"] == "passed" and add["reference"] == "numpy" and add["compiled"] is True
+    assert add["outcome"] == "passed" and add["reference"] == "numpy" and add["compiled"] is False  # eager: jit off
     assert cases["census/jax/cumsum/float32"]["reference"] == "none"  # lax's tests pair no reference with it
     assert cases["census/jax/random_gamma/float32"]["samples_run"] >= 1
 
