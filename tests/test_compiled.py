@@ -40,6 +40,8 @@ def test_jax_jit_cannot_trace_a_data_dependent_shape_and_says_so_at_trace(venv_f
     for c in compiled["jax.numpy.cos"]:
         assert (c["outcome"], c["stage"], c["compiler"], c["compiled"]) == ("passed", "check", "compiled", True)
         assert c["compile_s"] > 0 and set(c["divergence"]) >= {"max_abs", "max_rel", "max_ulp"}
+        assert c["output"] and c["output"][0]["shape"] is not None  # a digest of the output, for other setups
+    assert any(c["output"][0]["values"] for c in compiled["jax.numpy.cos"])
     # Eager is JAX with jit off, as the 2023 study ran it: nothing is compiled, no divergence is measured.
     for c in eager["jax.numpy.cos"]:
         assert (c["stage"], c["compiler"], c["compiled"], c["divergence"]) == ("check", "eager", False, None)
@@ -131,3 +133,7 @@ def test_the_report_sets_eager_beside_compiled_and_forecasts_the_tpu(venv_for, t
     assert "--compiler compiled --quick --functions jax.numpy.compress" in eager_section  # the rerun command
     forecast = text.split("## XLA on the CPU as a forecast of the TPU", 1)[1].split("\n## ", 1)[0]
     assert "jax: 1 of 2 functions pass under XLA on the CPU (50 %); the study's v3-8 TPU: 97 % pass" in forecast
+    answers = text.split("## Same function, different answer", 1)[1].split("\n## ", 1)[0]
+    compared = sum(1 for c in cases_of(tmp_path / "compiled" / "jax-cpu-current-compiled.jsonl")
+                   if c["outcome"] == "passed")
+    assert f"jax cpu compiled: {compared} cases, " in answers  # every case that passed both ways, by its digest

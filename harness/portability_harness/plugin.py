@@ -42,6 +42,7 @@ class CaseState:
     stage: str = "setup"  # how far the case got: setup, trace, lower, compile, execute, check (protocol.COMPILERS)
     compile_s: Optional[float] = None  # compiled: tracing, lowering and compiling, apart from the timed calls
     divergence: Optional[Dict[str, Any]] = None  # compiled: the output against the eager call's (divergence.py)
+    output: Optional[List[Dict[str, Any]]] = None  # a few values of the output (divergence.digest), for the report
     module: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)  # fields the case adds to its record (record_fields)
 
@@ -189,6 +190,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         stage=state.stage if state.measurement is not None or outcome == "failed" else None,
         compile_s=state.compile_s,
         divergence=state.divergence,
+        output=state.output,
         **{**state.extra, **fields},
     )
     if outcome == "failed" and clf.STICKY.search(message or ""):
@@ -207,11 +209,20 @@ def _after_first_call(call: Any, state: CaseState) -> Any:
     return staged
 
 
-def _divergence(adapter: Any, result: Any, setup: Any, fn: Any, args: Any, kwargs: Any) -> Optional[Dict[str, Any]]:
-    """The compiled result against one eager call of the same function on the same inputs and device, made after
-    the timed calls (an eager call first would hand the compiled one inputs it had changed). None where the eager
-    call raises: the eager cell records that failure as its own."""
-    output = adapter.host_arrays(result)  # before the eager call, which may change an output that aliases an input
+def _host_arrays(adapter: Any, result: Any) -> List[Any]:
+    """The output's arrays on the host, read before anything else runs (an eager reference call may change an
+    output that aliases an input); none where they cannot be read (an output the check alone understands)."""
+    try:
+        return adapter.host_arrays(result)
+    except Exception:
+        return []
+
+
+def _divergence(adapter: Any, output: List[Any], setup: Any, fn: Any, args: Any,
+                kwargs: Any) -> Optional[Dict[str, Any]]:
+    """The compiled output (its host arrays) against one eager call of the same function on the same inputs and
+    device, made after the timed calls (an eager call first would hand the compiled one inputs it had changed).
+    {reference_failed} where the eager call raises: the eager cell records that failure as its own."""
     try:
         if setup is not None:
             setup()
@@ -337,10 +348,12 @@ def bench(request: pytest.FixtureRequest):
         if known_ops:
             state.fallback = dict(state.fallback or {}, ops=sorted(set((state.fallback or {}).get("ops", []))
                                                                    | set(known_ops)))
+        output = _host_arrays(adapter, result)
+        state.output = divergence.digest(output) if output else None
         if compiled:
             if adapter.compiles_on_first_call:
                 state.compile_s += measurement.cold_s  # the first call compiled: its time is not latency
-            state.divergence = _divergence(adapter, result, setup, fn, args, kwargs)
+            state.divergence = _divergence(adapter, output, setup, fn, args, kwargs)
         state.enter("check")
         return result
 

@@ -52,3 +52,18 @@ def test_structures_that_differ_are_a_mismatch_and_no_arrays_is_none():
 def test_near_zero_the_spacing_is_the_dtypes_smallest_subnormal_step():
     step = np.nextafter(np.float32(0), np.float32(1))  # 2**-149
     assert one(np.float32([0.0]), np.float32([step]))["max_ulp"] == 1.0
+
+
+def test_a_digest_keeps_a_few_values_and_two_digests_compare_like_outputs():
+    from portability_harness.divergence import DIGEST_VALUES, compare_digests, digest
+
+    x = np.linspace(0, 1, 100, dtype=np.float32)
+    x[0] = np.nan
+    d = digest([(x, "float32")])
+    assert d[0]["shape"] == [100] and len(d[0]["values"]) == DIGEST_VALUES and d[0]["values"][0] == "nan"
+    assert compare_digests(d, digest([(x.copy(), "float32")])) == {"max_abs": 0.0, "max_rel": 0.0, "max_ulp": 0.0}
+    y = x.copy()
+    y[13] = np.nextafter(y[13], np.float32(2))  # the second value kept (stride 13)
+    assert compare_digests(d, digest([(y, "float32")]))["max_ulp"] == 1.0
+    assert "mismatch" in compare_digests(d, digest([(x.reshape(10, 10), "float32")]))
+    assert compare_digests(None, d) is None

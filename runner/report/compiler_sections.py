@@ -178,3 +178,59 @@ def tpu_forecast(r: Results) -> Section:
         Table(frame, "Per function: the forecast beside the declarations, the study and any measured TPU")]
     return Section(title, blocks, summary="; ".join(summaries) + ".")
 
+
+
+def different_answers(r: Results) -> Section:
+    """Same function, different answer: every setup's outputs against the CPU's eager ones for the same cases."""
+    from portability_harness.divergence import compare_digests
+
+    title = "Same function, different answer"
+    t = _targets(r)
+    ok = r.cases[r.cases["outcome"].isin(["passed", "fallback"]) & r.cases["output"].notna()]
+    ok = ok.drop_duplicates(["framework", "target", "case_id"])
+    rows, worst = [], []
+    for _, target in t.iterrows():
+        if target["device"] == "cpu" and target["compiler"] == "eager":
+            continue
+        same = t[(t["framework"] == target["framework"]) & (t["device"] == "cpu") & (t["compiler"] == "eager")
+                 & (t["profile"] == target["profile"]) & (t["mode"] == target["mode"])]
+        if same.empty:
+            continue
+        ref_target = same["target"].iloc[0]
+        mine = ok[(ok["framework"] == target["framework"]) & (ok["target"] == target["target"])]
+        ref = ok[(ok["framework"] == target["framework"]) & (ok["target"] == ref_target)].set_index("case_id")
+        bands = {name: 0 for _, name in _ULP_BANDS}
+        compared = mismatched = 0
+        for _, c in mine.iterrows():
+            if c["case_id"] not in ref.index:
+                continue
+            d = compare_digests(ref.loc[c["case_id"], "output"], c["output"])
+            if not d:
+                continue
+            compared += 1
+            if "mismatch" in d:
+                mismatched += 1
+                continue
+            bands[_band(d["max_ulp"])] += 1
+            if d["max_ulp"] > 16:
+                worst.append({"framework": target["framework"], "target": target["target"], "against": ref_target,
+                              "function": c["function"], "case_id": c["case_id"], "max ulp": d["max_ulp"],
+                              "max rel": d["max_rel"]})
+        rows.append({"framework": target["framework"], "target": target["target"], "against": ref_target,
+                     "cases compared": compared, **bands, "other shape": mismatched})
+    if not rows:
+        return Section(title, summary="No setup here can be set against a CPU eager result of the same cases: "
+                                      "measure the CPU eager cell beside a compiled, accelerator or XLA cell.")
+    frame = pd.DataFrame(rows)
+    blocks: list[Block] = [
+        "Each case's output (a few evenly strided values of each array, kept in its record) on every setup against "
+        "the same case's CPU eager output, for the cases that passed on both, in units in the last place of the "
+        "computed dtype. Both passed their own checks; a difference beyond a few ulp is a different answer to "
+        "look at, not a failure (functions that draw random numbers differ by design).",
+        Table(frame, "Cases per setup by how far their outputs are from the CPU eager ones")]
+    if worst:
+        far = pd.DataFrame(worst).sort_values("max ulp", ascending=False, kind="stable")
+        blocks.append(Table(far, "Cases more than 16 ulp from the CPU eager output, farthest first"))
+    return Section(title, blocks, summary="; ".join(
+        f"{row['framework']} {row['target']}: {row['cases compared']} cases, {row['identical']} identical, "
+        f"{row['> 16 ulp']} beyond 16 ulp" for _, row in frame.iterrows()) + ".")

@@ -46,6 +46,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         declared_section.section(r),
         compiler_sections.eager_against_compiled(r),
         compiler_sections.tpu_forecast(r),
+        compiler_sections.different_answers(r),
         measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
         measurement_sections.densities(r, figure_dir),
         measurement_sections.generations(r),

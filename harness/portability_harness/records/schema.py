@@ -38,7 +38,9 @@ from typing import Any, Dict, List, Optional
 #    start after them), `divergence` (compiled: {max_abs, max_rel, max_ulp} of the output against one eager call
 #    on the same device, or {mismatch} / {reference_failed}); the outcome `fallback` (the case ran, but part of it
 #    off the compiler or the device: `fallback` lists the ops or devices); category_source "divergence" (a
-#    compiled case's own check refused an output that differs from the eager one: category precision).
+#    compiled case's own check refused an output that differs from the eager one: category precision); `output`
+#    (a few evenly strided values of each output array with its dtype and shape, divergence.digest: what a report
+#    compares between cells of the same case, such as any device against the CPU's eager result).
 #    Records of schema 3 read as eager.
 SCHEMA = 4
 
