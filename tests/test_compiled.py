@@ -56,9 +56,16 @@ def test_tensorflow_xla_has_no_kernel_for_a_string_op_and_fails_it_at_lower(venv
     assert all("unsupported operations" in c["message"] for c in failed)
 
 
-def test_a_torch_compile_graph_break_is_a_fallback_with_its_reason(venv_for, tmp_path):
+def test_torch_compile_fails_jvp_at_trace_and_a_graph_break_is_a_fallback_with_its_reason(venv_for, tmp_path):
+    functions = ["torch.Tensor.data_ptr", "torch.argsort", "torch.autograd.functional.jvp"]
+    eager = run(venv_for, tmp_path, "torch-cpu", "torch", "eager", ["torch.autograd.functional.jvp"])
+    compiled = run(venv_for, tmp_path, "torch-cpu", "torch", "compiled", functions)
+    # TorchDynamo cannot trace autograd.functional.jvp over a builtin (torch.exp): it raises while tracing.
+    assert {c["outcome"] for c in eager["torch.autograd.functional.jvp"]} == {"passed"}
+    (jvp_exp,) = [c for c in compiled["torch.autograd.functional.jvp"] if c["case_id"].endswith("[exp]")]
+    assert (jvp_exp["outcome"], jvp_exp["stage"]) == ("failed", "trace")
+    assert jvp_exp["message"].startswith("InternalTorchDynamoError")
     # Tensor.data_ptr is a raw address, which TorchDynamo does not trace: it breaks the graph and runs it eagerly.
-    compiled = run(venv_for, tmp_path, "torch-cpu", "torch", "compiled", ["torch.Tensor.data_ptr", "torch.argsort"])
     for c in compiled["torch.Tensor.data_ptr"]:
         assert c["outcome"] == "fallback", c
         assert any(op.startswith("graph break:") for op in c["fallback"]["ops"])
