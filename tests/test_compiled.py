@@ -96,12 +96,35 @@ PERTURBED = '''
 '''
 
 
+CALLBACK = '''
+    """A function that leaves XLA for the host in the middle (a host callback)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import pytest
+
+    pytestmark = pytest.mark.function("jax.pure_callback")
+
+
+    def test_callback(bench, device):
+        x = jnp.linspace(0.1, 1.0, 8, dtype=jnp.float32)
+        f = lambda v: jax.pure_callback(np.sin, jax.ShapeDtypeStruct(v.shape, v.dtype), v) + 1
+        np.testing.assert_allclose(np.asarray(bench(f, x)), np.sin(np.asarray(x)) + 1, rtol=1e-6)
+'''
+
+
 def test_a_compiled_output_beyond_the_cases_tolerance_is_precision_with_its_divergence(venv_for, tmp_path):
     curated = tmp_path / "curated"
     (curated / "jax").mkdir(parents=True)
     (curated / "jax" / "test_perturbed.py").write_text(textwrap.dedent(PERTURBED))
-    (eager,) = run(venv_for, tmp_path, "jax-cpu", "jax", "eager", [], curated=curated)["jax.numpy.sin"]
-    (compiled,) = run(venv_for, tmp_path, "jax-cpu", "jax", "compiled", [], curated=curated)["jax.numpy.sin"]
+    (curated / "jax" / "test_callback.py").write_text(textwrap.dedent(CALLBACK))
+    eager_run = run(venv_for, tmp_path, "jax-cpu", "jax", "eager", [], curated=curated)
+    compiled_run = run(venv_for, tmp_path, "jax-cpu", "jax", "compiled", [], curated=curated)
+    (eager,), (compiled,) = eager_run["jax.numpy.sin"], compiled_run["jax.numpy.sin"]
+    # A host callback inside a jitted function ran off XLA: a fallback naming its custom call, never a pass.
+    assert eager_run["jax.pure_callback"][0]["outcome"] == "passed"
+    (callback,) = compiled_run["jax.pure_callback"]
+    assert callback["outcome"] == "fallback" and any("callback" in op for op in callback["fallback"]["ops"])
     assert eager["outcome"] == "passed"
     assert (compiled["outcome"], compiled["stage"], compiled["category"], compiled["category_source"]) == \
         ("failed", "check", "precision", "divergence")
