@@ -71,6 +71,7 @@ class CellRow:
     reason: str
     quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
+    compiler: str = "eager"
 
 
 CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
@@ -91,7 +92,7 @@ def cell_rows(merged: dict) -> list[CellRow]:
         problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
-                           c.get("reason") or "", bool(header.get("quick")), problems))
+                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager"))
     return out
 
 
@@ -103,7 +104,8 @@ def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
-    cell = f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
+    cell = (f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
+            + (f" {r.compiler}" if r.compiler != "eager" else ""))
     return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
 
 
