@@ -141,6 +141,10 @@ def tpu_forecast(r: Results) -> Section:
         cases = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == xla)]
         ops = cases.dropna(subset=["fallback"]).groupby("function")["fallback"].agg(
             lambda f: ", ".join(sorted({op for x in f if isinstance(x, dict) for op in x.get("ops", [])})))
+        # Where the function's failing cases stopped: a function that fails only at `trace` cannot be compiled
+        # whole, yet a TPU user's eager program runs its ops one by one through XLA, which tracing does not limit.
+        stopped = cases[cases["outcome"] == "failed"].groupby("function")["stage"].agg(
+            lambda st: ", ".join(sorted({str(x) for x in st if x})))
         version = cases["framework_version"].iloc[0]
         table = declared_tables.table_for(fw, version, where)
         forecast = v.get(xla, pd.Series(dtype=object)).dropna()
@@ -152,13 +156,16 @@ def tpu_forecast(r: Results) -> Section:
             published = ran_on_tpu.get((fw, function))
             rows.append({"framework": fw, "function": function,
                          "CPU eager": v[eager].get(function) if eager in v else "-", "XLA on CPU": verdict,
-                         "fallback ops": ops.get(function, ""),
+                         "failed at": stopped.get(function, ""), "fallback ops": ops.get(function, ""),
                          "declared on TPU": declared.declared(table, function, "tpu") if table else "unknown",
                          "study v3-8": f"ran ({published:g} ms)" if published is not None and published == published
                          else "-", "TPU measured": measured or "-"})
         ran = forecast[forecast.isin(tables.RAN)]
         text = (f"{fw}: {int((ran == 'pass').sum())} of {len(ran)} functions pass under XLA on the CPU "
                 f"({100 * (ran == 'pass').mean():.0f} %)" if len(ran) else f"{fw}: no function ran under XLA")
+        only_trace = [f for f in ran.index if ran[f] in tables.FAILED and stopped.get(f) == "trace"]
+        if only_trace:
+            text += f", {len(only_trace)} more fail only at trace (not compilable whole; op by op they may run)"
         if fw in study.index:
             text += f"; the study's v3-8 TPU: {study.loc[fw, 'pass_pct']:.0f} % pass"
         if agree:
@@ -174,7 +181,10 @@ def tpu_forecast(r: Results) -> Section:
         "jit_compile=True on the CPU; PyTorch through torch_xla on its CPU device), the ops that left XLA, what "
         "the framework version declares for the TPU (`runner declared`), whether the 2023 study timed the function "
         "on its v3-8 TPU, and where a TPU cell has run, its verdict. A forecast: XLA's CPU backend lacks the "
-        "TPU's memory limits, dtypes (no float64 on a TPU) and a few TPU-only lowerings.",
+        "TPU's memory limits, dtypes (no float64 on a TPU) and a few TPU-only lowerings; and a compiled case "
+        "compiles the whole function, while the study's eager runs on a TPU sent one op at a time through XLA, "
+        "so a failure at trace (Python that cannot be traced as a whole) forecasts less than one at lower or "
+        "compile (an op XLA has no kernel for).",
         Table(frame, "Per function: the forecast beside the declarations, the study and any measured TPU")]
     return Section(title, blocks, summary="; ".join(summaries) + ".")
 

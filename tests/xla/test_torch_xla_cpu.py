@@ -31,7 +31,8 @@ def test_after_torch_xla_loses_its_tensor_data_the_next_cases_run_in_a_new_worke
     # tensor_data" until the process ends: that case keeps its error, the worker is replaced, the rest pass.
     out = tmp_path / "sticky.jsonl"
     code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
-                                                             functions=["torch.linalg.matrix_rank", "torch.argsort"]))
+                                                             functions=["torch.linalg.matrix_rank", "torch.argsort"]),
+                           timeout=1800)  # torch_xla compiles a graph per case: minutes on a busy 2-core machine
     assert code == 0, events
     cases = cases_of(out)
     lost = [c for c in cases if "tensor_data" in (c["message"] or "")]
