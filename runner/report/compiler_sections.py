@@ -226,11 +226,13 @@ def different_answers(r: Results) -> Section:
                 worst.append({"framework": target["framework"], "target": target["target"], "against": ref_target,
                               "function": c["function"], "case_id": c["case_id"], "max ulp": d["max_ulp"],
                               "max rel": d["max_rel"]})
-        rows.append({"framework": target["framework"], "target": target["target"], "against": ref_target,
-                     "cases compared": compared, **bands, "other shape": mismatched})
+        if compared:
+            rows.append({"framework": target["framework"], "target": target["target"], "against": ref_target,
+                         "cases compared": compared, **bands, "other shape": mismatched})
     if not rows:
-        return Section(title, summary="No setup here can be set against a CPU eager result of the same cases: "
-                                      "measure the CPU eager cell beside a compiled, accelerator or XLA cell.")
+        return Section(title, summary="No case here can be set against a CPU eager result of the same case: measure "
+                                      "the CPU eager cell beside a compiled, accelerator or XLA cell (records from "
+                                      "before schema 4 keep no output to compare).")
     frame = pd.DataFrame(rows)
     blocks: list[Block] = [
         "Each case's output (a few evenly strided values of each array, kept in its record) on every setup against "
