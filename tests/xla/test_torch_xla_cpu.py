@@ -26,16 +26,42 @@ def test_an_op_xla_cannot_lower_runs_on_the_cpu_and_is_a_fallback_with_its_name(
     assert argsort and not any((c["fallback"] or {}).get("ops") and c["outcome"] == "passed" for c in argsort)
 
 
+STICKY = '''
+    import pytest
+    import torch
+
+    pytestmark = pytest.mark.function("torch.linalg.matrix_rank")
+
+
+    def test_complex(bench, device):
+        a = torch.randn(3, 3, dtype=torch.complex64, generator=torch.Generator().manual_seed(0)).to(device)
+        assert int(bench(torch.linalg.matrix_rank, a).cpu()) == 3
+
+
+    @pytest.mark.parametrize("n", range(6))
+    def test_real_after(bench, device, n):
+        a = torch.eye(3 + n).to(device)
+        assert int(bench(torch.linalg.matrix_rank, a).cpu()) == 3 + n
+'''
+
+
+@pytest.mark.timeout(1800)
 def test_after_torch_xla_loses_its_tensor_data_the_next_cases_run_in_a_new_worker(venv_for, tmp_path):
-    # linalg.matrix_rank on complex inputs leaves torch_xla 2.9 (CPU) failing every later op with "Check failed:
-    # tensor_data" until the process ends: that case keeps its error, the worker is replaced, the rest pass.
+    # linalg.matrix_rank on complex inputs fails in torch_xla 2.9 (CPU) with "Check failed: tensor_data", after which
+    # a process's later ops can fail the same way: that case keeps its error, the worker is replaced, the rest pass.
+    import textwrap
+
+    curated = tmp_path / "curated"
+    (curated / "torch").mkdir(parents=True)
+    (curated / "torch" / "test_sticky_rank.py").write_text(textwrap.dedent(STICKY))
     out = tmp_path / "sticky.jsonl"
     code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
-                                                             functions=["torch.linalg.matrix_rank", "torch.argsort"]),
-                           timeout=1800)  # torch_xla compiles a graph per case: minutes on a busy 2-core machine
+                                                             curated=curated), timeout=1700)
     assert code == 0, events
-    cases = cases_of(out)
-    lost = [c for c in cases if "tensor_data" in (c["message"] or "")]
-    assert lost and all(c["function"] == "torch.linalg.matrix_rank" and "complex" in c["case_id"] for c in lost)
-    assert any(e["event"] == "restart" for e in events)
-    assert {c["outcome"] for c in cases if c["function"] == "torch.argsort"} == {"passed"}
+    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    assert "tensor_data" in cases["test_complex"]["message"], cases["test_complex"]
+    # The worker that lost its tensor data is retired at once (in a full pass, the cases after it in the same
+    # process failed with the same message: 87 of 129 failures in a 408-case xla-cpu run before this).
+    assert any(e["event"] == "restart" for e in events), events
+    later = [c for name, c in cases.items() if name.startswith("test_real_after")]
+    assert len(later) == 6 and {c["outcome"] for c in later} == {"passed"}, later
