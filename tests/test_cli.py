@@ -97,3 +97,8 @@ def test_dry_run_lists_every_cell_with_its_reason():
     for name in Project(ROOT, matrix.load(ROOT / "matrix.toml")).cell_images():
         assert name in proc.stdout
     assert "no NVIDIA GPU on this host" in proc.stdout and "no TPU on this host" in proc.stdout
+
+
+def test_unknown_compiler():
+    one_line_error(run("matrix", "--compiler", "bogus", "--dry-run"), "unknown --compiler 'bogus'", "all")
+    one_line_error(run("bench", "--image", "jax-cpu", "--compiler", "all"), "unknown --compiler 'all'", "compiled")
