@@ -32,6 +32,12 @@ def folders(results: Optional[Path]) -> list[Path]:
     return [p for p in ((results / FOLDER) if results else None, SHIPPED) if p is not None]
 
 
+def report_folders(sources: list[Path]) -> list[Path]:
+    """Where a report looks for tables: each results source's declared/ folder and its parent's (a run folder
+    beside the shared results/declared/), then the shipped ones."""
+    return [p for s in sources for p in (s / FOLDER, s.parent / FOLDER)] + [SHIPPED]
+
+
 def table_for(framework: str, version: str, where: list[Path]) -> Optional[dict]:
     for folder in where:
         path = declared.table_path(str(folder), framework, version)

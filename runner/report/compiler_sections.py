@@ -125,8 +125,7 @@ def tpu_forecast(r: Results) -> Section:
 
     from runner import declared as declared_tables
 
-    where = [p for s in r.sources for p in (s / declared_tables.FOLDER, s.parent / declared_tables.FOLDER)] + [
-        declared_tables.SHIPPED]
+    where = declared_tables.report_folders(r.sources)
     verdicts = tables.function_verdicts(r)
     study = baseline.read("portability")
     study = study[study["device"] == "tpu_v3"].set_index("framework")

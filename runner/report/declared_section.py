@@ -20,8 +20,7 @@ def declared_anchor(framework: str, target: str, cell: str) -> str:
 def section(r: Results) -> Section:
     from runner import declared
 
-    where = [p for s in r.sources for p in (s / declared.FOLDER, s.parent / declared.FOLDER)] + [declared.SHIPPED]
-    cases = declared_vs_measured.declared_cases(r, where)
+    cases = declared_vs_measured.declared_cases(r, declared.report_folders(r.sources))
     summary = declared_vs_measured.declared_summary(cases, r)
     blocks: list[Block] = [
         "What each framework version declares its device supports (its own registry or test database, read by "
