@@ -1,7 +1,15 @@
-"""Harness overhead: wall time of `runner bench` over a framework's curated set, divided by
-(one framework import + the sum of the cases' own durations). Goal: at most 1.3 per CPU cell.
+"""Where a repeat's wall time goes: per CPU cell and repeat, the repeat's wall split into the worker's start-up
+and framework import, collection, per-case set-up (pytest's fixtures and the case's inputs), measurement (the
+cases' `measure_wall_s`: host calibration, compiling where compiled, cold call, warm-up, samples), the harness
+inside bench (output digest, fallback, the eager reference), the cases' checks, records and supervision (pytest's
+teardown and reports, the record, the events, the gaps between cases, the worker's exit) and the unexplained
+remainder; and the overhead: the repeat's wall less its measurement, as a share of the wall (goal: at most 25%).
 
-    python benchmarks/harness_overhead.py [--quick] [--framework torch ...]
+    python benchmarks/harness_overhead.py [--framework torch ...] [--repeats 2] [--compiler compiled] [--quick]
+    python benchmarks/harness_overhead.py --results results/<run-id>     # a run already made (make matrix)
+
+A repeat is one supervisor (`python -m portability_harness`): from its start to its footer. The runner's own
+time around the repeats (its start, the environment check, merging) is printed apart.
 """
 from __future__ import annotations
 
@@ -16,29 +24,89 @@ from _venvs import CPU_IMAGES, ROOT, venv
 
 from portability_harness.records import store
 
+PARTS = ("start-up", "collection", "set-up", "measure", "harness", "checks", "records", "remainder")
 
-def import_time(python: Path, module: str) -> float:
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
-    return float(subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout)
+
+def split(path: Path) -> dict[str, float] | None:
+    """One repeat's results file: its wall and each part's seconds; None for a file without the timeline (a run
+    older than it, or one that did not finish)."""
+    contents = store.read(str(path))
+    footer, cases = contents.footer, contents.cases
+    if not footer or "supervisor_ended_at" not in footer or not footer.get("workers"):
+        return None
+    parts = dict.fromkeys(PARTS, 0.0)
+    parts["wall"] = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
+    workers = footer["workers"]
+    parts["start-up"] = workers[0]["spawned"] - footer["supervisor_started_at"]
+    spans = []
+    for w in workers:
+        if "imported" in w:
+            parts["start-up"] += w["imported"] - w["spawned"]
+            parts["collection"] += w.get("running", w["collected"]) - w["imported"]
+    for c in cases:
+        phases = c.get("phases_s")
+        if not phases:
+            continue  # a record the supervisor wrote (a lost case): its time is in the gaps
+        parts["set-up"] += phases["setup"] + phases["inputs"]
+        parts["measure"] += phases["measure"]
+        parts["harness"] += phases["harness"]
+        parts["checks"] += phases["checks"]
+        parts["records"] += phases["teardown"]
+        spans.append((c["began_at"], c["began_at"] + sum(phases.values())))
+    # Between cases (and from a worker's start of running to its first case, from its last case to its exit):
+    # writing the record, the events, the supervisor's turn, pytest's reports.
+    edges = sorted([(w.get("running"), w.get("ended")) for w in workers if w.get("running")])
+    spans.sort()
+    for start, end in edges:
+        inside = [s for s in spans if start <= s[0] <= (end or s[0])]
+        if not inside:
+            continue
+        parts["records"] += inside[0][0] - start + (end - inside[-1][1] if end else 0.0)
+        parts["records"] += sum(b[0] - a[1] for a, b in zip(inside, inside[1:]))
+    parts["remainder"] = parts["wall"] - sum(parts[p] for p in PARTS if p != "remainder")
+    parts["cases"] = len(cases)
+    return parts
+
+
+def report(name: str, parts: dict[str, float]) -> None:
+    wall = parts["wall"]
+    overhead = (wall - parts["measure"]) / wall if wall else float("nan")
+    cells = " ".join(f"{parts[p]:>10.1f}" for p in PARTS)
+    print(f"{name:<34} {int(parts['cases']):>6} {wall:>8.1f} {cells} {overhead:>9.0%}")
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--framework", action="append", choices=sorted(CPU_IMAGES))
-    p.add_argument("--quick", action="store_true", help="few warm samples (a harsher ratio: less work per case)")
+    p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--compiler", default="eager", choices=("eager", "compiled"))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--results", type=Path, help="split the results files of this folder instead of running")
     args = p.parse_args()
-    print(f"{'cell':<12} {'cases':>6} {'wall s':>8} {'import s':>9} {'cases s':>8} {'ratio':>6}")
+    print(f"{'repeat':<34} {'cases':>6} {'wall s':>8} " + " ".join(f"{x:>10}" for x in PARTS) + f" {'overhead':>9}")
+    if args.results:
+        for path in sorted(args.results.glob("*.jsonl")):
+            parts = split(path)
+            if parts is None:
+                print(f"{path.name:<34} (no timeline: recorded before the timeline existed, or unfinished)")
+            else:
+                report(path.stem, parts)
+        return
     for framework in args.framework or sorted(CPU_IMAGES):
-        python = venv(framework).python  # built before timing: a one-off cost, not overhead
-        imp = import_time(python, framework)
+        venv(framework)  # built before timing: a one-off cost, not overhead
         with tempfile.TemporaryDirectory() as out:
-            cmd = [sys.executable, "-m", "runner.cli", "bench", "--image", CPU_IMAGES[framework], "--out", out]
+            cmd = [sys.executable, "-m", "runner.cli", "bench", "--image", CPU_IMAGES[framework], "--backend",
+                   "local", "--out", out, "--repeats", str(args.repeats), "--compiler", args.compiler]
             t0 = time.perf_counter()
             subprocess.run(cmd + ["--quick"] * args.quick, cwd=ROOT, check=True, capture_output=True)
             wall = time.perf_counter() - t0
-            cases = store.read(next(Path(out).glob("*.jsonl")).as_posix()).cases
-        own = sum(c["duration_s"] for c in cases)
-        print(f"{CPU_IMAGES[framework]:<12} {len(cases):>6} {wall:>8.1f} {imp:>9.2f} {own:>8.1f} {wall / (imp + own):>6.2f}")
+            walls = 0.0
+            for path in sorted(Path(out).glob("*.jsonl")):
+                parts = split(path)
+                assert parts is not None, f"{path}: no timeline in its footer"
+                report(path.stem, parts)
+                walls += parts["wall"]
+            print(f"{'  runner around the repeats':<34} {'':>6} {wall - walls:>8.1f}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from runner import backends
 from runner.backends.base import CellIncompatible, Environment
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
+from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import CellState, RunDir
 
@@ -32,29 +33,37 @@ DisplayFactory = Callable[[Cell, int, int, int], AbstractContextManager]
 
 
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
-        on_error: Callable[[Cell, str], None] = lambda c, e: None) -> dict:
-    """Run the runnable cells of the plan; returns merged.json's record as it stands at the end."""
+        on_error: Callable[[Cell, str], None] = lambda c, e: None,
+        ahead: Callable[[str], None] = lambda message: None) -> dict:
+    """Run the runnable cells of the plan; returns merged.json's record as it stands at the end. The later cells'
+    environments are built while the first ones run (runner.prefetch), telling `ahead` how that goes."""
     with rundir.running(cells, resume) as run:
         todo = run.todo
-        for index, state in enumerate(todo, 1):
-            state.status, state.reason = "running", None
-            rundir.save(run.states)
-            try:
-                run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
-                state.status = "done"
-            except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
-                state.status, state.reason = "incompatible", str(e)
-                state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written
-            except UserError as e:  # one failed cell is recorded; the run goes on
-                state.status, state.reason = "failed", str(e)
-                on_error(state.cell, str(e))
-            except Stopped:
-                state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
-                raise
-            finally:
-                rundir.save(run.states)
-                rundir.publish(run.states)
+        with Prefetch(project, [s.cell for s in todo[1:]], rundir, ahead):
+            _run_cells(project, todo, run, rundir, display, on_error)
     return run.merged
+
+
+def _run_cells(project: Project, todo: list[CellState], run, rundir: RunDir, display: DisplayFactory,
+               on_error: Callable[[Cell, str], None]) -> None:
+    for index, state in enumerate(todo, 1):
+        state.status, state.reason = "running", None
+        rundir.save(run.states)
+        try:
+            run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
+            state.status = "done"
+        except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
+            state.status, state.reason = "incompatible", str(e)
+            state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written
+        except UserError as e:  # one failed cell is recorded; the run goes on
+            state.status, state.reason = "failed", str(e)
+            on_error(state.cell, str(e))
+        except Stopped:
+            state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
+            raise
+        finally:
+            rundir.save(run.states)
+            rundir.publish(run.states)
 
 
 def run_cell(project: Project, state: CellState, rundir: RunDir,

@@ -1,5 +1,5 @@
 """The pytest plugin that runs inside the worker: fixtures `device` and `bench`, the `function`
-marker, missing-API detection, classification, and one fsynced record per case.
+marker, missing-API detection, classification, and one record per case.
 
 Loaded with `-p portability_harness.plugin` by the supervisor, which names the config file in the
 environment. Loaded any other way (by a project's own tests), the fixtures skip. The hooks only route pytest's
@@ -11,50 +11,27 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 import pytest
 
 from portability_harness import classify as clf
 from portability_harness import divergence, processes, run_order
+from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import ENV_CONFIG, Config, Finished, Plan, Start
-from portability_harness.timing import Measurement, calibrate, measure
+from portability_harness.timing import calibrate, measure
 from portability_harness.worker import Worker
 from portability_harness.worker_process import RETIRED
 
 _MISSING_PREFIX = "missing_api: "
 
-
-@dataclass
-class CaseState:
-    function: str
-    measurement: Optional[Measurement] = None
-    fallback: Optional[Dict[str, Any]] = None
-    missing: Optional[str] = None
-    chain: List = field(default_factory=list)
-    raised_in_case: bool = False
-    failed: bool = False
-    skip_reason: Optional[str] = None
-    calibration_s: Optional[float] = None  # the host's speed just before the case (timing.calibrate)
-    case_id: str = ""  # the node id, or the id the case's `case_id` marker gives (census cases)
-    stage: str = "setup"  # how far the case got: setup, trace, lower, compile, execute, check (protocol.COMPILERS)
-    compile_s: Optional[float] = None  # compiled: tracing, lowering and compiling, apart from the timed calls
-    divergence: Optional[Dict[str, Any]] = None  # compiled: the output against the eager call's (divergence.py)
-    output: Optional[List[Dict[str, Any]]] = None  # a few values of the output (divergence.digest), for the report
-    module: str = ""
-    extra: Dict[str, Any] = field(default_factory=dict)  # fields the case adds to its record (record_fields)
-
-    def enter(self, stage: str) -> None:
-        self.stage = stage
-
-
 _worker: Optional[Worker] = None
+_adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _worker
+    global _worker, _adopting
     config.addinivalue_line(
         "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
                    "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
@@ -69,8 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # importlib mode puts no test folder on sys.path, so the worker does (one framework per worker).
     sys.path.insert(0, os.path.join(os.path.abspath(cfg.curated_root), cfg.framework))
     pytest.register_assert_rewrite("_support")
+    _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
     _worker.start()
+    _worker.times["imported"] = time.time()
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: Any, argname: str) -> Optional[str]:
@@ -96,7 +75,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     w = _worker
     if w is None:
         return
+    w.times["collected"] = time.time()
     w.wait_for_turn()
+    w.times["running"] = time.time()
     keep, dropped, done = [], [], []
     for item in items:
         function = _marker_function(item)
@@ -115,7 +96,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         config.hook.pytest_deselected(items=dropped)
     keep = run_order.spread(keep, lambda i: i.stash[_STATE].case_id)
     items[:] = keep
-    w.emit(Plan(pending=[[i.stash[_STATE].case_id, i.stash[_STATE].function] for i in keep], done=done))
+    w.emit(Plan(pending=[[i.stash[_STATE].case_id, i.stash[_STATE].function] for i in keep], done=done,
+                times=w.times))
 
 
 _STATE = pytest.StashKey[CaseState]()
@@ -147,14 +129,18 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         return
     state = item.stash[_STATE]
     w.emit(Start(case_id=state.case_id, function=state.function))
-    before = processes.session_members(os.getsid(0))
+    state.began_at = time.time()
+    state.mark("start")
+    before = _started_processes()
     state.calibration_s = calibrate()
+    state.mark("calibrated")
     t0 = time.perf_counter()
     yield
+    state.mark("end")
     duration = time.perf_counter() - t0
     # A case that started processes (a server, a pool, a forked child) must not leave them running into the
     # next case or past the run: end what this case started.
-    processes.kill(processes.session_members(os.getsid(0)) - before - {os.getpid()})
+    processes.kill(_started_processes() - before - {os.getpid()}, collect=True)
     fields: Dict[str, Any] = {}
     if state.missing is not None:
         outcome, message = "missing_api", state.missing
@@ -175,6 +161,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     else:
         outcome, message = "passed", None
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
+    phases = state.phases()
     w.write_case(
         function=state.function,
         module=state.module,
@@ -191,12 +178,23 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         compile_s=state.compile_s,
         divergence=state.divergence,
         output=state.output,
+        measure_wall_s=round(phases["measure"], 6),
+        phases_s=phases,
+        began_at=state.began_at,
         **{**state.extra, **fields},
     )
     if outcome == "failed" and clf.STICKY.search(message or ""):
-        # The record is on disk (fsync'd); the process's device context is not usable any more. The supervisor
+        # The record is in the file; the process's device context is not usable any more. The supervisor
         # starts a new worker, which skips every recorded case as a resumed run does.
+        w.writer.sync()
         os._exit(RETIRED)
+
+
+def _started_processes() -> set:
+    """The processes the worker has started (cases' servers, pools, children, adopted orphans): its descendants,
+    where the kernel lists them (about 50 us), else its session's members (a scan of every process: ms)."""
+    found = processes.descendants(os.getpid()) if _adopting else None
+    return found if found is not None else processes.session_members(os.getsid(0))
 
 
 def _after_first_call(call: Any, state: CaseState) -> Any:
@@ -268,11 +266,16 @@ def pytest_runtest_call(item: pytest.Item):
     if w is None:
         yield
         return
+    state = item.stash[_STATE]
+    state.mark("call")
     with w.adapter.scope():
-        yield
-        # An asynchronous device error lands on the case that caused it, not on the next one (raised here, it
-        # fails this case's call).
-        w.adapter.synchronize()
+        try:
+            yield
+            # An asynchronous device error lands on the case that caused it, not on the next one (raised here, it
+            # fails this case's call).
+            w.adapter.synchronize()
+        finally:
+            state.mark("called")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -298,6 +301,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _worker is not None and _worker.writer is not None:
+        _worker.writer.sync()  # on the disk before the supervisor writes the footer
         _worker.emit(Finished())
 
 
@@ -331,10 +335,11 @@ def bench(request: pytest.FixtureRequest):
     def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
         if state.measurement is not None:
             raise clf.CaseError("bench may be called once per case: the timed region is one call")
+        state.mark("bench_in")
         if compiled:
             t0 = time.perf_counter()
             call, known_ops = adapter.compile(fn, args, kwargs, state.enter)
-            state.compile_s = time.perf_counter() - t0
+            state.compile_s = state.aot_s = time.perf_counter() - t0
             state.enter("compile" if adapter.compiles_on_first_call else "execute")
             call = _after_first_call(call, state)
         else:
@@ -355,6 +360,7 @@ def bench(request: pytest.FixtureRequest):
                 state.compile_s += measurement.cold_s  # the first call compiled: its time is not latency
             state.divergence = _divergence(adapter, output, setup, fn, args, kwargs)
         state.enter("check")
+        state.mark("bench_out")
         return result
 
     def _bench(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -2,7 +2,8 @@
 
 The harness runs in a session of its own (the backend starts it so); the worker gets a process group of
 its own inside that session, and whatever a case starts stays in the session unless it calls setsid
-itself. So "every process this run started" is "every process of this session but the supervisor".
+itself. So "every process this run started" is "every process of this session but the supervisor". Between
+cases the worker looks closer and cheaper: at its own descendants, orphans included (it adopts them).
 Linux only: elsewhere these functions see no processes, and nothing is cleaned up or watched.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import time
 from typing import Callable, Iterable, Optional, Set
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -38,12 +40,64 @@ def session_members(session: int) -> Set[int]:
     return {pid for pid in pids if _session(pid) == session}
 
 
-def kill(pids: Iterable[int]) -> None:
+def adopt_orphans() -> bool:
+    """Make this process the parent of every orphan among its descendants (PR_SET_CHILD_SUBREAPER), so that
+    `descendants` finds what a case started even after the process in between has exited. False where the
+    platform cannot (then `descendants` misses orphans: a case's daemon, which `session_members` still sees)."""
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(pid: int) -> Optional[Set[int]]:
+    """Every live process below `pid`, read from its threads' /proc children lists (a few small reads, where a
+    session scan reads every process's stat); None where the kernel does not list children."""
+    found: Set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue  # gone meanwhile
+        for tid in tids:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children", "rb") as f:
+                    children = [int(c) for c in f.read().split()]
+            except FileNotFoundError:
+                if parent == pid and not found:
+                    return None  # no CONFIG_PROC_CHILDREN (or the thread ended: the caller falls back alike)
+                continue
+            except OSError:
+                continue
+            for child in children:
+                if child not in found and _session(child) is not None:  # a zombie is already ended
+                    found.add(child)
+                    todo.append(child)
+    return found
+
+
+def kill(pids: Iterable[int], collect: bool = False) -> None:
+    """SIGKILL each; with `collect`, also wait for those that are this process's children (an orphan it adopted,
+    a child a case left), which would stay zombies otherwise. Not for a child whose exit status a Popen reads."""
+    pids = list(pids)
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    if not collect:
+        return
+    deadline = time.monotonic() + 0.5
+    for pid in pids:
+        while True:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
+                    break
+            except OSError:  # not our child, or collected already
+                break
+            time.sleep(0.001)
 
 
 def rss_bytes(pids: Iterable[int]) -> int:

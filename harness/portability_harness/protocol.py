@@ -186,6 +186,9 @@ class Plan(Event):
     kind: ClassVar[str] = "plan"
     pending: List[List[str]] = field(default_factory=list)
     done: List[List[str]] = field(default_factory=list)
+    # The worker's start-up, time.time() at each step: imported (the framework and the plugin), collected, and
+    # running (when a spare was handed the run; else as collected). The footer keeps them (`workers`).
+    times: Dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

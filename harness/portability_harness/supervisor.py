@@ -56,6 +56,8 @@ class Supervisor:
         self.spares_taken = 0
         self.last_session: Optional[int] = None  # the session of the last worker started
         self.interrupted: Optional[int] = None  # the signal that stopped the run
+        self.started_at = time.time()
+        self.workers: List[dict] = []  # each worker's start-up and end, time.time() (the footer's `workers`)
         self._lock: Optional[int] = None
         available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = cfg.worker_cpus(available) if available else None
@@ -199,6 +201,7 @@ class Supervisor:
             cpus = self.spare_cpus()
             if cpus != self.cpus:  # spare_cpus gives the worker's own when there are none to pin
                 env[ENV_WORKER_CPUS] = ",".join(map(str, self.cpus))
+        spawned_at = time.time()
         with open(self.log_path, "ab") as log:
             proc = subprocess.Popen(
                 self.worker_command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -208,7 +211,7 @@ class Supervisor:
             )
         for fd in passed:
             os.close(fd)
-        return Spawned(proc, read_fd, go)
+        return Spawned(proc, read_fd, go, spawned_at)
 
     def spare_allowed(self) -> bool:
         """A census keeps a spare worker once it has lost one, but not on a device one process holds alone (a TPU's
@@ -264,6 +267,8 @@ class Supervisor:
             worker = self.spawn()
         self.last_session = worker.proc.pid  # its own session (processes.own_session)
         self.proc, read_fd = worker.proc, worker.events
+        timeline = {"spawned": worker.spawned_at}
+        self.workers.append(timeline)
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None
         started = time.monotonic()
@@ -298,6 +303,7 @@ class Supervisor:
                     event = decode(line)
                     if isinstance(event, Plan):
                         limit, started = self.cfg.timeout_s, time.monotonic()
+                        timeline.update(event.times)
                         if self.keep_spare and self.spare is None:  # imports while this one runs
                             self.spare = self.spawn(spare=True)
                         if not self.planned:  # a replacement worker's plan is the rest of the first one
@@ -317,6 +323,7 @@ class Supervisor:
                     elif isinstance(event, Error):
                         error = event
         returncode = self.proc.wait()
+        timeline["ended"] = time.time()
         self.kill_worker()  # whatever the last case started and left behind
         return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed, memory)
 
@@ -369,5 +376,6 @@ class Supervisor:
     def write_footer(self, restarts: int) -> None:
         counts = schema.count_outcomes(store.read(self.cfg.out).cases)
         self.append(schema.footer(counts, worker_restarts=restarts, spares_taken=self.spares_taken,
-                                  engine=self.cfg.engine or None))
+                                  engine=self.cfg.engine or None, supervisor_started_at=self.started_at,
+                                  supervisor_ended_at=time.time(), workers=self.workers))
         self.emit(Finished(counts=counts))

@@ -76,6 +76,7 @@ class Measurement:
     stop: str = ""  # precise (met the target), cap (time or count ran out), unreachable, quick, single
     ci: Optional[Tuple[float, float]] = None  # the median's confidence interval when sampling stopped
     confidence: Optional[float] = None
+    wall_s: float = 0.0  # the whole measurement: cold call, warm-up, samples (and their setup calls)
 
     def as_record(self) -> Dict[str, Any]:
         samples = self.warm_samples_s
@@ -120,6 +121,7 @@ def measure(
     record flags. `setup`, when given, runs before every call and outside every timed region: for a
     function that consumes, refuses or builds on its own previous effect (an infeed queue it drains, an
     export folder it will not overwrite, a graph it adds a Saver to)."""
+    begun = clock()
     prepare = setup or (lambda: None)
     prepare()
     t0 = clock()
@@ -129,6 +131,7 @@ def measure(
     if policy.single_call:
         measurement.warm_samples_s = [measurement.cold_s]
         measurement.stop = policy.name
+        measurement.wall_s = clock() - begun
         return first, measurement
 
     # The collector would otherwise run at random inside samples; timeit disables it the same way.
@@ -183,6 +186,7 @@ def measure(
     finally:
         if gc_was_enabled:
             gc.enable()
+        measurement.wall_s = clock() - begun
     return first, measurement
 
 

@@ -31,6 +31,10 @@ from portability_harness.records import schema, store
 from portability_harness.timing import Policy
 
 
+# The worker's records reach the disk within this long (each is in the file at once: a worker that dies loses none).
+SYNC_EVERY_S = 1.0
+
+
 class Worker:
     """State of one worker process: the adapter (framework imported once), the writer, the events."""
 
@@ -45,6 +49,7 @@ class Worker:
         self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
         self._declared: Optional[Dict[str, Any]] = None
+        self.times: Dict[str, float] = {}  # start-up landmarks for the plan (protocol.Plan.times)
 
     def wait_for_turn(self) -> None:
         """A spare worker, started while another still runs, waits here with the framework imported and its
@@ -88,7 +93,7 @@ class Worker:
             why = schema.incompatibility(existing, header)
             if why:
                 self.fail(Exit.INCOMPATIBLE_RESULTS, f"{self.cfg.out}: {why}; write to a new --out instead of resuming")
-        self.writer = store.Writer(self.cfg.out)
+        self.writer = store.Writer(self.cfg.out, sync_every_s=SYNC_EVERY_S)
         if existing is None:
             self.writer.append(header)
 

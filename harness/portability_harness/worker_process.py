@@ -37,6 +37,7 @@ class Spawned:
     proc: subprocess.Popen
     events: int
     go: Optional[int] = None  # a spare's: one byte written hands it the run; closed unwritten, it exits
+    spawned_at: float = 0.0  # time.time() just before it was started
 
 
 def kill_session(proc: subprocess.Popen) -> None:

@@ -90,7 +90,8 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
 
     try:
         if address is None:
-            merged = engine.run(project, cells, rundir, resume, _display, on_error)
+            merged = engine.run(project, cells, rundir, resume, _display, on_error,
+                                ahead=lambda message: console.print(f"[dim]{escape(message)}", highlight=False))
         else:
             from runner import ray_engine
 
@@ -204,6 +205,8 @@ def run_matrix(
     compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
                                            "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
+    include: Optional[List[str]] = typer.Option(None, help="an opt-in image to run too (e.g. torch-xla-cpu), beside "
+                                                "matrix.toml's include; repeatable"),
     base: Optional[str] = typer.Option(None, help="docker: the base image of every cell (e.g. an offline one)"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed matrix run in the same --out"),
@@ -216,6 +219,7 @@ def run_matrix(
     """Run every cell of matrix.toml this host (or the cluster) can; merge into <out>/merged.json."""
     address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
+    project.matrix.include = [*project.matrix.include, *(include or ())]  # unknown names: cell_images' one line
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
                                   extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True)))

@@ -42,6 +42,12 @@ from typing import Any, Dict, List, Optional
 #    (a few evenly strided values of each output array with its dtype and shape, divergence.digest: what a report
 #    compares between cells of the same case, such as any device against the CPU's eager result).
 #    Records of schema 3 read as eager.
+#    Added later in schema 4 without changing a key (older records lack them; benchmarks/harness_overhead.py
+#    skips such files): a case carries `measure_wall_s` (the host calibration, compiling where compiled, the cold
+#    call, warm-up and samples: its measurement's wall time), `phases_s` (the whole case by phase: measure, setup,
+#    inputs, harness, checks, teardown; CaseState.phases) and `began_at` (time.time() at its start); the footer
+#    `supervisor_started_at`, `supervisor_ended_at` and `workers` ([{spawned, imported, collected, running,
+#    ended}], time.time() of each worker's start-up steps and end).
 SCHEMA = 4
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback")

@@ -1,0 +1,42 @@
+"""What a case starts, as the worker sees it between cases: its descendants, orphans adopted (processes.py)."""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
+
+# Run in a child of its own, as a worker is: it adopts orphans, starts a child, a daemon whose parent exits at
+# once, and one that also leaves the session (setsid); then reports what it finds and ends them.
+_WORKER = textwrap.dedent("""
+    import json, os, subprocess, sys, time
+    from portability_harness import processes
+    adopting = processes.adopt_orphans()
+    before = processes.descendants(os.getpid())
+    child = subprocess.Popen(["sleep", "301.5"])
+    subprocess.run(["sh", "-c", "sleep 302.5 &"], check=True)
+    subprocess.run(["sh", "-c", "setsid sleep 303.5 &"], check=True)
+    time.sleep(0.3)  # the shells have exited: their sleeps are orphans now
+    found = processes.descendants(os.getpid())
+    names = sorted(open(f"/proc/{p}/cmdline").read().replace("\\0", " ").strip() for p in found)
+    processes.kill(found - before, collect=True)
+    after = processes.descendants(os.getpid())
+    session = processes.session_members(os.getsid(0)) - {os.getpid()}
+    print(json.dumps({"adopting": adopting, "before": sorted(before), "names": names, "after": sorted(after),
+                      "session": sorted(session)}))
+""")
+
+
+def test_the_worker_finds_and_ends_its_children_and_adopted_orphans_even_outside_its_session():
+    out = subprocess.run([sys.executable, "-c", _WORKER], capture_output=True, text=True, timeout=60,
+                         start_new_session=True)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["adopting"] and seen["before"] == []
+    # the setsid'd one is outside the session, which a session scan would miss
+    assert seen["names"] == ["sleep 301.5", "sleep 302.5", "sleep 303.5"]
+    assert seen["after"] == [] and seen["session"] == []  # ended, and collected (no zombie listed)
+    left = subprocess.run(["pgrep", "-f", "sleep 30[123].5"], capture_output=True, text=True).stdout.split()
+    assert left == []

@@ -1,0 +1,56 @@
+"""Where a repeat's time goes (issue: harness overhead): every case record carries its measurement's wall
+(`measure_wall_s`) and the rest of its time by phase (`phases_s`), the footer the supervisor's and each worker's
+start-up landmarks, and benchmarks/harness_overhead.py splits a real run's repeat into parts that add up to it."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from conftest import ROOT, config, harness
+
+pytestmark = pytest.mark.slow
+
+
+def _benchmark():
+    """benchmarks/harness_overhead.py as a module (its folder is not a package; it imports _venvs beside it)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("harness_overhead", ROOT / "benchmarks" / "harness_overhead.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_real_repeat_accounts_for_its_time_and_the_benchmark_splits_it(venv_for, tmp_path):
+    out = tmp_path / "torch-cpu-current.jsonl"
+    code, _ = harness(venv_for("torch-cpu"), config(out, "torch", functions=["torch.sum", "torch.zeros"]))
+    assert code == 0
+    from portability_harness.records import store
+
+    contents = store.read(str(out))
+    cases = [c for c in contents.cases if c["outcome"] == "passed"]
+    assert len(cases) >= 5
+    for c in cases:
+        phases = c["phases_s"]
+        assert set(phases) == {"measure", "setup", "inputs", "harness", "checks", "teardown"}
+        assert all(v >= 0 for v in phases.values()), phases
+        assert c["measure_wall_s"] == phases["measure"]
+        # The measurement holds every timed call: the cold one and the warm samples (and calibration besides).
+        assert c["measure_wall_s"] >= c["cold_s"] + c["warm_count"] * c["warm_min_s"] + c["calibration_s"]
+        # The phases cover the case from before its calibration to the end of its pytest protocol, whose wall is
+        # duration_s: they add up to it and the calibration (a few ms).
+        assert 0 <= sum(phases.values()) - c["duration_s"] < 0.05
+    footer = contents.footer
+    (worker,) = footer["workers"]
+    landmarks = [footer["supervisor_started_at"], worker["spawned"], worker["imported"], worker["collected"],
+                 worker["running"], min(c["began_at"] for c in cases), worker["ended"], footer["supervisor_ended_at"]]
+    assert landmarks == sorted(landmarks)
+
+    parts = _benchmark().split(out)
+    named = ("start-up", "collection", "set-up", "measure", "harness", "checks", "records")
+    assert parts["measure"] == pytest.approx(sum(c["measure_wall_s"] for c in contents.cases if "phases_s" in c))
+    assert sum(parts[p] for p in named) + parts["remainder"] == pytest.approx(parts["wall"])
+    # What no part explains is small: the parts cover the repeat (a few ms of event handling are left).
+    assert 0 <= parts["remainder"] < 0.05 * parts["wall"] + 0.5, parts
+    assert parts["start-up"] > 0.5  # importing torch is part of it
