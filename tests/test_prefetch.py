@@ -1,0 +1,78 @@
+"""Environments built ahead (runner.prefetch): the later cells' environments are built, each once, in the run's
+order, on the CPU the workers leave to the host; a failure there is left to the cell; and a venv's packages are
+byte-compiled once (runner.backends.local.compile_bytecode)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+from runner import backends, matrix
+from runner.backends.local import compile_bytecode
+from runner.plan import Options, plan
+from runner.prefetch import Prefetch
+from runner.project import Project
+from runner.rundir import RunDir
+
+
+class Recording(backends.base.Backend):
+    """A backend that records what it is asked to build ahead, on which CPUs, and fails on one image."""
+    name = "local"
+
+    def __init__(self):
+        self.built: list[tuple[str, str, frozenset]] = []
+
+    def prepare(self, cell, log, install_log=None):  # pragma: no cover - the prefetch never prepares
+        raise AssertionError("prefetch must not prepare")
+
+    def prefetch(self, cell, log, install_log=None):
+        self.built.append((cell.image.name, cell.compiler, frozenset(os.sched_getaffinity(0))))
+        if cell.image.name == "tf-cpu":
+            raise RuntimeError("the index is down")
+        log("built")
+        return True
+
+
+def test_the_later_cells_are_built_once_each_in_order_on_the_hosts_cpu(tmp_path, monkeypatch):
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
+    assert [c.image.name for c in cells][:2] == ["torch-cpu", "torch-cpu"]  # eager and compiled share a venv
+    recording = Recording()
+    monkeypatch.setattr(backends, "get", lambda name, project, extra_env=(): recording)
+    said: list[str] = []
+    with Prefetch(project, cells, RunDir(tmp_path / "run"), said.append) as ahead:
+        ahead.thread.join(timeout=60)
+    assert [(image, compiler) for image, compiler, _ in recording.built] == [
+        ("torch-cpu", "eager"), ("tf-cpu", "eager"), ("jax-cpu", "eager")]  # tf-cpu's failure did not stop it
+    available = sorted(os.sched_getaffinity(0))
+    expected = frozenset(available[:1]) if len(available) > 1 else frozenset(available)
+    assert {cpus for _, _, cpus in recording.built} == {expected}
+    assert said == ["ahead, torch-cpu (current): built", "ahead, jax-cpu (current): built"]
+    assert os.sched_getaffinity(0) == set(available)  # only the prefetch thread moved
+
+
+def test_a_stopped_prefetch_starts_no_further_build(tmp_path, monkeypatch):
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager",))) if c.runnable]
+    recording = Recording()
+    monkeypatch.setattr(backends, "get", lambda name, project, extra_env=(): recording)
+    ahead = Prefetch(project, cells, RunDir(tmp_path / "run"), lambda m: None)
+    ahead.stopped.set()
+    with ahead:
+        ahead.thread.join(timeout=60)
+    assert recording.built == []
+
+
+def test_a_venvs_packages_are_byte_compiled_once(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = (venv / "lib").glob("python*/site-packages")
+    (site / "some_package.py").write_text("VALUE = 1\n")
+    said: list[str] = []
+    compile_bytecode(venv, said.append)
+    assert list((site / "__pycache__").glob("some_package.*.pyc"))
+    assert said == [f"compiling the bytecode of {venv.name}"]
+    compile_bytecode(venv, said.append)
+    assert len(said) == 1  # marked done: not again
