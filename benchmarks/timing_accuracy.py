@@ -71,7 +71,7 @@ def inner(framework: str) -> None:
     adapter.setup("cpu", "steady")
     for label, fn, args in ops(framework):
         with adapter.scope():
-            call, _ = adapter.prepare(fn, args, {})
+            call = adapter.prepare(fn, args, {})  # eager: the call as written
             reference = reference_timer(framework, call, adapter.sync)
             ours, refs = [], []
             # Alternate the two timers so that drift of a shared machine (clock, neighbours) hits both.
