@@ -205,21 +205,27 @@ def failure_categories(categories: pd.DataFrame, out: Path) -> list[Figure]:
 
 def host_speed(cases: pd.DataFrame, out: Path) -> list[Figure]:
     """The host-speed calibration timed before every case, in the order the cases ran, one line per results
-    file, one figure per setup: a step or a slope is the host changing speed during the run."""
+    file, one panel per setup, all in one figure: a step or a slope is the host changing speed during the run.
+    (A figure per setup cost the page 35-45 KB each, six of them a third of a report's size.)"""
     c = cases[cases["calibration_s"].notna()]
-    figs = []
-    for (fw, target), g in c.groupby(["framework", "target"], sort=False):
-        fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    setups = list(c.groupby(["framework", "target"], sort=False))
+    if not setups:
+        return []
+    columns = 2 if len(setups) > 1 else 1
+    rows = -(-len(setups) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 2.2 * rows), squeeze=False, sharey=True)
+    for ax, ((fw, target), g) in zip(axes.flat, setups):
         for f, h in g.groupby("file", sort=False):
             h = h.sort_values("position")
             # a rolling median: the calibration of one case is noisy, the host's speed is what moves
             ax.plot(h["position"], h["calibration_s"].rolling(25, min_periods=1, center=True).median() * 1e6,
-                    lw=1.2, label=f"repeat {int(h['repeat'].iloc[0])}")
-        ax.set_xlabel("case, in the order run")
-        ax.set_ylabel("calibration (µs, lower is faster)")
-        ax.set_title(f"Host speed during the run: {fw} on {target}", fontsize=11)
-        _legend_outside(ax)
-        figs.append(save(fig, out, f"host-speed-{slug(fw)}-{slug(target)}",
-                          f"Host speed during {fw} on {target}: a fixed workload timed before each case "
-                          "(rolling median of 25)"))
-    return figs
+                    lw=1.0, label=f"repeat {int(h['repeat'].iloc[0])}")
+        ax.set_title(f"{fw} on {target}", fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=7, loc="upper right")
+    for ax in axes.flat[len(setups):]:
+        ax.set_visible(False)
+    fig.supxlabel("case, in the order run", fontsize=9)
+    fig.supylabel("calibration (µs, lower is faster)", fontsize=9)
+    return [save(fig, out, "host-speed", "Host speed during each setup's runs: a fixed workload timed before each "
+                 "case (rolling median of 25), one line per repeat", dpi=90)]

@@ -56,7 +56,8 @@ def rich(frame: pd.DataFrame, title: str = "") -> RichTable:
 # --- folding --------------------------------------------------------------------------------------------------
 
 FOLD = 25  # rows: a longer table is folded, its row count in the fold's summary, with a filter box
-SHOWN = 200  # rows: a longer table shows its first rows in the page; all of them are in its CSV file beside it
+SHOWN = 50  # rows: a longer table shows its first rows in the page; all of them are in its CSV file beside it
+# (at 200, the failure and declared-support tables of a matrix with compiled cells made the page 1.1 MB)
 
 
 def _fold_label(t: Table) -> str:
