@@ -59,10 +59,9 @@ class Backend(ABC):
         """Build (or reuse) the cell's environment; raise UserError with pip's or the engine's reason. What the
         installer printed goes to `install_log` when anything is built."""
 
-    def prefetch(self, cell: "Cell", log: Log, install_log: Path) -> bool:
+    def prefetch(self, cell: "Cell", log: Log, install_log: Path) -> None:
         """Build the cell's environment ahead, while another cell runs (runner.prefetch), so that `prepare` finds
-        it ready; False where this backend builds nothing ahead. Errors are left to `prepare` to report."""
-        return False
+        it ready; a backend that builds nothing ahead leaves this as it is. Errors are left to `prepare`."""
 
 
 def harness_events(config: Config, chunks: Iterable[bytes], ended: Callable[[], tuple[int, str]]) -> Iterator[Event]:

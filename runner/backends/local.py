@@ -113,6 +113,12 @@ def _build(image: ImageSpec, profile: Profile, venv: Path, log: Log, install_log
             _keep_log(install_log, output)
 
 
+def _writing_bytecode(env: dict[str, str]) -> dict[str, str]:
+    """`env` without the host's PYTHONDONTWRITEBYTECODE: a venv is the runner's own, and without its bytecode
+    caches every worker compiles the framework's modules from source again (5 s of a torch repeat's 35)."""
+    return {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def compile_bytecode(venv: Path, log: Log = lambda s: None) -> None:
     """Byte-compile the venv's packages once, ahead of its cell (uv installs without bytecode, and a worker would
     otherwise compile what it imports on its first start: 5-10 s of the first repeat of a torch or TensorFlow
@@ -123,7 +129,7 @@ def compile_bytecode(venv: Path, log: Log = lambda s: None) -> None:
     site = sorted((venv / "lib").glob("python*/site-packages"))
     done = subprocess.run([str(python_of(venv)), "-m", "compileall", "-q", "-j", "1", *map(str, site)],
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+                          env=_writing_bytecode(dict(os.environ)))
     if done.returncode in (0, 1):  # 1: some file did not compile (a template, a Python 2 leftover): the rest did
         (venv / _BYTECODE).write_text("")
 
@@ -177,12 +183,8 @@ class VenvEnvironment(Environment):
 
     def variables(self) -> dict[str, str]:
         """The harness's environment: the host's, the image's own settings, and on PYTHONPATH the unpacked harness
-        alone (the venv's packages come from the venv, nothing from the checkout). Python writes its bytecode
-        caches here even where the host says not to (PYTHONDONTWRITEBYTECODE): the venv is the runner's own, and
-        without them every worker compiles the framework's modules from source again (5 s of a torch repeat's 35)."""
-        env = dict(os.environ, **dict(self.image.environment), PYTHONPATH=str(self.harness))
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        return env
+        alone (the venv's packages come from the venv, nothing from the checkout); bytecode caches written."""
+        return _writing_bytecode(dict(os.environ, **dict(self.image.environment), PYTHONPATH=str(self.harness)))
 
     def run(self, config: Config) -> Iterator[Event]:
         yield from run_harness(self.python, self.variables(), config)
@@ -194,9 +196,8 @@ class LocalBackend(Backend):
     def __init__(self, harness_dir: Path):
         self.harness_dir = harness_dir
 
-    def prefetch(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> bool:
+    def prefetch(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> None:
         compile_bytecode(ensure_venv(cell.image, cell.profile, log, install_log), log)
-        return True
 
     def prepare(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> VenvEnvironment:
         venv = ensure_venv(cell.image, cell.profile, log, install_log)

@@ -1,4 +1,5 @@
-"""JSON Lines store: append one record a line, fsynced (at once, or within a second); read back whatever is readable, and say what was not.
+"""JSON Lines store: append one record a line, fsynced (at once, or within a second); read back whatever is
+readable, and say what was not.
 
 A run killed mid-write leaves at most one partial line at the end of the file (records are appended
 whole, one write each): the reader reports it as torn and `repair` drops it, so that a resumed
