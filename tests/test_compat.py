@@ -112,3 +112,30 @@ def test_torch_xla_reaches_a_tpu_through_xrt_before_2_0_and_pjrt_after():
 
     assert xla_runtime("1.12") == {"XRT_TPU_CONFIG": "localservice;0;localhost:51011"}  # the study's torch_xla
     assert xla_runtime("2.9.0") == {"PJRT_DEVICE": "TPU"} and xla_runtime(None) == {"PJRT_DEVICE": "TPU"}
+
+
+# Captured on a lent H200 machine on 2026-11-26 (the run in results/reference/h200-2026-11-26): the banner nvidia-smi
+# printed, and its --query-gpu answer for name,compute_cap,driver_version,memory.total,pci.bus_id.
+H200 = DEVICES / "h200"
+
+
+def test_the_host_reads_a_real_h200_from_what_its_nvidia_smi_printed():
+    rows = (H200 / "nvidia-smi-query-gpu.csv").read_text()
+    # The capture asked for the bus id too: the host's own query is its first four columns.
+    ours = "\n".join(", ".join(line.split(", ")[:len(devices.GPU_QUERY)]) for line in rows.splitlines())
+    (first,) = devices.parse_gpu_facts(ours, (H200 / "nvidia-smi.txt").read_text())
+    assert first == {"name": "NVIDIA H200", "compute_cap": "9.0", "driver_version": "580.159.04",
+                     "memory_mib": 143771, "cuda_version": "13.0"}
+    # A row of other columns is not taken for a GPU.
+    assert devices.parse_gpu_facts(rows, "") == ()
+
+
+def test_the_builds_that_ran_on_the_h200_are_compatible_and_pytorch_1_12_is_not():
+    (gpu,) = devices.parse_gpu_facts(
+        "NVIDIA H200, 9.0, 580.159.04, 143771 MiB", (H200 / "nvidia-smi.txt").read_text())
+    torch_211 = json.loads((DEVICES / "torch-2.11.0+cu130-build.json").read_text())
+    assert "sm_90" in torch_211["arches"] and compat.cuda_reason(torch_211["label"], torch_211, gpu) is None
+    assert compat.cuda_reason(TORCH_112["label"], TORCH_112, gpu) == (
+        "PyTorch 1.12.0+cu102 is built for sm_37, sm_50, sm_60, sm_70 without PTX; NVIDIA H200 is sm_90")
+    # The same wheel on a driver whose newest CUDA is 12.2 cannot load its CUDA 13 runtime.
+    assert "13" in compat.cuda_reason(torch_211["label"], torch_211, dict(gpu, cuda_version="12.2"))

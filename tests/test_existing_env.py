@@ -111,6 +111,22 @@ def test_make_device_check_measures_what_the_interpreter_has_and_writes_a_report
     assert "jax.numpy.add" in (out / "report.md").read_text()
 
 
+def test_device_check_keeps_to_its_deadline_and_lists_the_steps_it_did_not_start(jax_env, tmp_path):
+    """A machine lent by the minute: past the deadline no step starts, each is listed as not started, and the
+    summary is there; an unknown step is a one-line error."""
+    out = tmp_path / "check"
+    check = [sys.executable, str(ROOT / "scripts" / "device_check.py"), "--python", str(jax_env), "--out", str(out),
+             "--no-report"]
+    proc = subprocess.run([*check, "--steps", "steady,compiled", "--deadline-s", "0"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (out / "device-check.txt").read_text().splitlines()[1:] == [
+        "jax-cpu steady: not started, past the deadline", "jax-cpu compiled: not started, past the deadline"]
+    assert not list(out.glob("*.jsonl"))
+    proc = subprocess.run([*check, "--steps", "steady,fast"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "unknown fast" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_an_environment_named_in_matrix_toml_runs_beside_the_pinned_cells(jax_env, tmp_path):
     text = (ROOT / "matrix.toml").read_text() + f'\n[[environment]]\nname = "mine"\npython = "{jax_env}"\n'
     (tmp_path / "matrix.toml").write_text(text)
