@@ -11,7 +11,7 @@ import sys
 import typer
 from rich.markup import escape
 
-from runner.commands import curated, environments, results, run
+from runner.commands import curated, environments, results, run, sweep
 from runner.commands.shared import err
 from runner.errors import Stopped, UserError
 
@@ -25,6 +25,7 @@ app.command("new")(curated.new_module)
 app.command("matrix")(run.run_matrix)
 app.command("declared")(environments.declared_support)
 app.command("census")(run.run_census)
+app.command("sweep")(sweep.sweep)
 app.command("report")(results.report)
 app.command("compare")(results.compare)
 

@@ -132,6 +132,7 @@ class Matrix:
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
     environments: list[UserEnvironment] = field(default_factory=list)
+    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)  # [sweep.<framework>]: runner sweep's defaults
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
@@ -305,7 +306,7 @@ def load(path: Path) -> Matrix:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path.name}: {e}; fix the TOML syntax there")
-    tables = ("matrix", "profiles", "exclude", "override", "environment")
+    tables = ("matrix", "profiles", "exclude", "override", "environment", "sweep")
     for key in data:
         if key not in tables:
             raise src.fail(f"unknown table or key {key!r}", _suggest(key, tables), key=key, table=key)
@@ -355,6 +356,16 @@ def load(path: Path) -> Matrix:
             raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }',
                            key="packages", table="override")
         m.overrides.append(Override(_rule(src, body, "override", profiles), settings))
+    for framework, body in data.get("sweep", {}).items():
+        _check_choice(src, framework, FRAMEWORKS, "framework", "[sweep.<framework>]", "sweep")
+        _check_keys(src, body, {"releases", "pick", "devices", "base_profile"}, f"[sweep.{framework}]", "sweep")
+        if not isinstance(body.get("releases"), str):
+            raise src.fail(f"[sweep.{framework}] names no releases", 'write releases = "0.4.13..0.10.2"',
+                           table="sweep")
+        _positive(src, body, "pick", 1, "sweep")
+        _check_choice(src, body.get("base_profile", m.matrix_profiles[0]), profiles, "profile",
+                      f"[sweep.{framework}] base_profile", "sweep")
+        m.sweeps[framework] = dict(body)
     return m
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -145,17 +146,24 @@ def _keep_log(path: Path, output: list[str]) -> None:
 
 def _remove_superseded(image: ImageSpec, profile: Profile, current: Path) -> None:
     """Venvs of the same image and profile from earlier inputs, unless a run still uses one."""
+    # Matched whole: a glob on the prefix alone would take profile jax-0.4.1's for jax-0.4.13's.
+    own = re.compile(re.escape(f"{image.name}-{profile.name}-") + r"[0-9a-f]+")
     for old in current.parent.glob(f"{image.name}-{profile.name}-*"):
-        if old == current or not old.is_dir():
-            continue
-        fd = _flock(old / _IN_USE, fcntl.LOCK_EX | fcntl.LOCK_NB) if (old / _COMPLETE).exists() else None
-        if fd is None and (old / _COMPLETE).exists():
-            continue  # in use by another run: left for a later cleanup
-        try:
-            shutil.rmtree(old, ignore_errors=True)
-        finally:
-            if fd is not None:
-                os.close(fd)
+        if old != current and old.is_dir() and own.fullmatch(old.name):
+            remove_venv(old)
+
+
+def remove_venv(venv: Path) -> bool:
+    """Delete a cached venv unless a run is using it (then False: left for a later cleanup)."""
+    fd = _flock(venv / _IN_USE, fcntl.LOCK_EX | fcntl.LOCK_NB) if (venv / _COMPLETE).exists() else None
+    if fd is None and (venv / _COMPLETE).exists():
+        return False
+    try:
+        shutil.rmtree(venv, ignore_errors=True)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return True
 
 
 def known_incompatibility(cell: "Cell", harness_dir: Path) -> Optional[str]:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from runner import view
 from runner.report import (census, compiler_sections, declared_section, figures, latency_tables,
-                           measurement_sections, overview, rerun, tables)
+                           measurement_sections, over_releases, overview, rerun, tables)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
@@ -47,6 +47,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         compiler_sections.eager_against_compiled(r),
         compiler_sections.tpu_forecast(r),
         compiler_sections.different_answers(r),
+        over_releases.section(r, figure_dir),
         measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
         measurement_sections.densities(r, figure_dir),
         measurement_sections.generations(r),
