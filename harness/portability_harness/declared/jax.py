@@ -67,12 +67,18 @@ def _read() -> Dict[str, Any]:
     jax.config.update("jax_enable_x64", True)
     lowered = _lowered_platforms()
     harnesses = _harnesses()
-    dtype_source = "test_harnesses" if harnesses is not None else "lax_test_util (no test_harnesses in this wheel)"
+    fallback = _lax_test_dtypes() if harnesses is None else {}
+    dtype_source = ("test_harnesses" if harnesses is not None else "lax_test_util (no test_harnesses in this wheel)"
+                    if fallback is not None else "none: this wheel ships neither test module, so no op x dtype pair "
+                    "is known")
+    # Some wheels (jax 0.6.0's) ship no jax._src.internal_test_util at all: the ops are still known from the
+    # lowering rules, their dtypes are not, which a count of 0 pairs would misstate.
+    table["dtypes_known"] = fallback is not None
     for kind in _PLATFORMS:
         table["devices"][kind] = {"known": True, "note": f"lowering rules for '{_PLATFORMS[kind]}'; dtypes: {dtype_source}"}
 
     groups = _harness_dtypes(harnesses) if harnesses is not None else {}
-    fallback = _lax_test_dtypes() if harnesses is None else {}
+    fallback = fallback or {}
     for op in sorted(set(lowered) | set(groups)):
         by_kind: Dict[str, List[str]] = {}
         for kind in _PLATFORMS:
@@ -171,11 +177,11 @@ def _limitations(harnesses: List[Any]) -> List[Dict[str, Any]]:
              "test": None, "skip_run": skip_run} for (op, kind, reason, skip_run), dtypes in sorted(found.items())]
 
 
-def _lax_test_dtypes() -> Dict[str, List[str]]:
+def _lax_test_dtypes() -> Optional[Dict[str, List[str]]]:
     try:
         from jax._src.internal_test_util import lax_test_util
     except ImportError:
-        return {}
+        return None
     found: Dict[str, Set[str]] = {}
     for record in lax_test_util.lax_ops():
         found.setdefault(record.op, set()).update(n for n in (canonical(d) for d in record.dtypes) if n)
