@@ -152,10 +152,12 @@ def _read_declared(project: Project, framework: str, swept: list[releases.Releas
 
 def _prune(framework: str) -> None:
     """Delete the cached venvs of sweep profiles (<image>-<framework>-<version>-<hash>)."""
-    pattern = re.compile(rf"[a-z0-9-]+-{re.escape(framework)}-(\d[^-]*)-[0-9a-f]+")
     removed, kept, freed = [], [], 0
     for venv in sorted(local.cache_dir().glob(f"*-{framework}-*")):
-        if not venv.is_dir() or not pattern.fullmatch(venv.name):
+        stem, _, digest = venv.name.rpartition("-")
+        profile = stem[stem.find(f"-{framework}-") + 1:]
+        if not venv.is_dir() or not re.fullmatch(r"[0-9a-f]+", digest) or \
+                releases.release_of_profile(profile, framework) is None:
             continue
         size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file() and not f.is_symlink())
         if local.remove_venv(venv):
