@@ -20,8 +20,10 @@ from runner.matrix import Profile
 
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9_,.-]+\])?$")
 _VERSION = re.compile(r"^[0-9][0-9A-Za-z.+!*-]*$")
-# Packages whose version follows from the framework's own requirements (e.g. numpy, scipy for JAX).
-_UNPINNED_OK = {"numpy", "scipy"}
+# Packages whose version follows from the framework's own requirements (e.g. numpy, scipy for JAX) or from its
+# date (setuptools, which torch's test internals import: the newest for the profile's Python, or in a sweep the
+# newest published by the release, releases.DATED).
+_UNPINNED_OK = {"numpy", "scipy", "setuptools"}
 
 
 def canonical(name: str) -> str:

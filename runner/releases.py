@@ -32,8 +32,9 @@ PYPI = "https://pypi.org/pypi/{name}/json"
 BINARY = {"jax": "jaxlib", "torch": "torch", "tensorflow": "tensorflow"}
 COMPANIONS = {"jax": ("jaxlib",), "tensorflow": ("tensorflow-cpu",), "torch": ()}
 PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")  # newest first: what the runner can build venvs with
-# Packages of an image whose version follows the framework's date rather than today (compiled against NumPy).
-DATED = ("numpy", "scipy")
+# Packages of an image whose version follows the framework's date rather than today: compiled against NumPy, or
+# (setuptools) imported by its test internals in the form of their day (torch 1.12 needs pkg_resources.packaging).
+DATED = ("numpy", "scipy", "setuptools")
 
 
 @dataclass(frozen=True)

@@ -137,3 +137,19 @@ def test_building_one_release_never_removes_another_whose_version_it_prefixes(tm
         (tmp_path / name / ".runner-complete").write_text("")
     local._remove_superseded(project.image("jax-cpu"), profile, current)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([current.name, "jax-cpu-jax-0.4.13-0123456789ab"])
+
+
+
+def test_an_old_torch_release_gets_the_setuptools_of_its_day_for_its_test_internals():
+    # torch 1.12's torch.utils.cpp_extension (imported by torch.testing's internals, which declared support reads)
+    # does `from pkg_resources import packaging`, which setuptools 70 removed; torch 2.9's imports setuptools, which
+    # a venv lacks unless the image installs it. The ceilings come from PyPI's release dates.
+    from runner.project import Project
+    project = Project.find(None, None)
+    images = [project.image("torch-cpu")]
+    assert "setuptools" in images[0].packages
+    base = project.matrix.profile("current")
+    old, new = (releases.resolve("torch", v, base, images) for v in ("1.12.0", "2.9.0"))
+    assert old.profile.packages["setuptools"] == "setuptools<=62.6.0", old.notes
+    assert new.profile.packages["setuptools"] == "setuptools<=80.9.0", new.notes
+    assert any(line.startswith("setuptools<=62.6.0") for line in images[0].requirements(old.profile))
