@@ -30,22 +30,31 @@ class Display(Protocol):
 
 # display(cell, repeat, index, total) -> a context manager giving the Display of that repeat
 DisplayFactory = Callable[[Cell, int, int, int], AbstractContextManager]
+# after(cell, states): a cell ended; every cell's state as it stands
+After = Callable[[Cell, list[CellState]], None]
+
+
+def ignore(cell: Cell, states: list[CellState]) -> None:
+    pass
 
 
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
         on_error: Callable[[Cell, str], None] = lambda c, e: None,
-        ahead: Callable[[str], None] = lambda message: None) -> dict:
+        ahead: Callable[[str], None] = lambda message: None,
+        after: After = ignore) -> dict:
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end. The later cells'
-    environments are built while the first ones run (runner.prefetch), telling `ahead` how that goes."""
+    environments are built while the first ones run (runner.prefetch), telling `ahead` how that goes; `after`
+    is told of each cell that ended (done, failed or incompatible; not one a stop interrupted), with every
+    cell's state."""
     with rundir.running(cells, resume) as run:
         todo = run.todo
         with Prefetch(project, [s.cell for s in todo[1:]], rundir, ahead):
-            _run_cells(project, todo, run, rundir, display, on_error)
+            _run_cells(project, todo, run, rundir, display, on_error, after)
     return run.merged
 
 
 def _run_cells(project: Project, todo: list[CellState], run, rundir: RunDir, display: DisplayFactory,
-               on_error: Callable[[Cell, str], None]) -> None:
+               on_error: Callable[[Cell, str], None], after: After) -> None:
     for index, state in enumerate(todo, 1):
         state.status, state.reason = "running", None
         rundir.save(run.states)
@@ -64,6 +73,7 @@ def _run_cells(project: Project, todo: list[CellState], run, rundir: RunDir, dis
         finally:
             rundir.save(run.states)
             rundir.publish(run.states)
+        after(state.cell, run.states)
 
 
 def run_cell(project: Project, state: CellState, rundir: RunDir,

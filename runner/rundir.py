@@ -77,6 +77,9 @@ class RunDir:
     def __init__(self, path: Path):
         self.path = path.resolve()
         self._lock: Optional[int] = None
+        # --resume with fewer cells than the folder holds (a sweep over some of its releases): the others' entries,
+        # kept as they were in the state file and merged.json
+        self._kept: list[dict[str, Any]] = []
 
     @property
     def run_id(self) -> str:
@@ -127,6 +130,8 @@ class RunDir:
         self._take(resume)
         if resume:
             previous = self._previous()
+            planned = {s.cell.key for s in states}
+            self._kept = [entry for key, entry in previous.items() if key not in planned]
             for s in states:
                 before = previous.get(s.cell.key)
                 if before and s.status == "pending":
@@ -205,23 +210,24 @@ class RunDir:
 
     def save(self, states: list[CellState], status: str = "running") -> None:
         files.write_json(self.path / self.STATE, {"run_id": self.run_id, "status": status,
-                                                  "cells": [s.entry() for s in states]})
+                                                  "cells": [s.entry() for s in states] + self._kept})
 
     def publish(self, states: list[CellState], status: str = "running") -> dict[str, Any]:
         """merged.json and summary.md as the cells stand now; returns the merged record."""
+        entries = [s.entry() for s in states] + self._kept
         # A run that finished with failed cells says so here, not only in each cell: it is not a complete run.
         merged = {"schema": schema.SCHEMA, "run_id": self.run_id, "status": status,
-                  "failed_cells": [s.cell.key for s in states if s.status == "failed"],
+                  "failed_cells": [e["key"] for e in entries if e["status"] == "failed"],
                   "merged_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                  "cells": [self._merged_cell(s) for s in states]}
+                  "cells": [self._merged_cell(e) for e in entries]}
         files.write_json(self.path / self.MERGED, merged)
         files.write_text(self.path / self.SUMMARY, view.summary_markdown(merged))
         return merged
 
-    def _merged_cell(self, state: CellState) -> dict[str, Any]:
-        entry = {k: v for k, v in state.entry().items() if k not in ("key", "files")}
+    def _merged_cell(self, cell: dict[str, Any]) -> dict[str, Any]:
+        entry = {k: v for k, v in cell.items() if k not in ("key", "files")}
         entry["runs"] = []
-        for name in state.files:
+        for name in cell["files"]:
             path = self.path / name
             if not path.exists():
                 continue

@@ -30,12 +30,14 @@ def test_a_sweep_of_two_releases_resumes_after_a_kill_and_reports_what_changed(t
                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
     deadline = time.monotonic() + 1500  # two environments to build on a cold cache
     while first.poll() is None and time.monotonic() < deadline:
-        if any(cases_of(f) for f in out.glob("jax-cpu-*.jsonl")):
+        if cases_of(out / "jax-cpu-jax-0.11.2.jsonl"):
             break
         time.sleep(0.05)
-    assert first.poll() is None, "the sweep ended before its first case: nothing to kill"
+    assert first.poll() is None, "the sweep ended before the second release's first case: nothing to kill"
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
+    # The first release's declared support was read as its cells ended, before the second release began.
+    assert [p.name for p in (out / "declared").glob("jax-*.json.gz")] == ["jax-0.10.2.json.gz"]
 
     again = runner_cli(*SWEEP, "--out", str(out), "--resume", timeout=1800)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -58,6 +60,14 @@ def test_a_sweep_of_two_releases_resumes_after_a_kill_and_reports_what_changed(t
     assert by_version["0.11.2"]["packages"]["jaxlib"] == "0.11.2" and by_version["0.11.2"]["date"]
     assert sorted(p.name for p in (out / "declared").glob("jax-*.json.gz")) == ["jax-0.10.2.json.gz",
                                                                               "jax-0.11.2.json.gz"]
+
+    # Resuming with one of the releases keeps the other's cells in the folder's merged record.
+    subset = runner_cli(*[a if a != "0.10.2,0.11.2" else "0.11.2" for a in SWEEP], "--out", str(out), "--resume",
+                        timeout=600)
+    assert subset.returncode == 0, subset.stderr[-3000:]
+    merged = json.loads((out / "merged.json").read_text())
+    assert sorted(c["profile"] for c in merged["cells"]) == ["jax-0.10.2", "jax-0.11.2"]
+    assert all(c["runs"] and c["status"] == "done" for c in merged["cells"])
 
     report = runner_cli("report", str(out), timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]

@@ -78,9 +78,9 @@ def resume_command(rundir: RunDir) -> str:
 
 
 def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None,
-         cell_table=_cell_table) -> None:
+         cell_table=_cell_table, after: engine.After = engine.ignore) -> None:
     """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py); then print
-    each results file with `cell_table` and the summary."""
+    each results file with `cell_table` and the summary. `after` is told of each cell that ended here."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
     several = len(cells) > 1  # one cell's failure is the command's error line; a matrix reports each and goes on
 
@@ -91,7 +91,8 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
     try:
         if address is None:
             merged = engine.run(project, cells, rundir, resume, _display, on_error,
-                                ahead=lambda message: console.print(f"[dim]{escape(message)}", highlight=False))
+                                ahead=lambda message: console.print(f"[dim]{escape(message)}", highlight=False),
+                                after=after)
         else:
             from runner import ray_engine
 

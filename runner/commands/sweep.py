@@ -16,13 +16,14 @@ from rich.table import Table
 
 from runner import declared, releases
 from runner.backends import local
+from runner.cell import Cell
 from runner.commands.run import _compilers, _run
 from runner.commands.shared import BACKEND_HELP, CURATED_HELP, console, err
 from runner.errors import UserError
 from runner.images import available
 from runner.plan import Options, plan
 from runner.project import Project
-from runner.rundir import RunDir
+from runner.rundir import CellState, RunDir
 
 RECORD = "sweep.json"
 
@@ -99,8 +100,19 @@ def sweep(
     _write_record(rundir.path, framework, swept)
     console.print(_releases_table(framework, swept, len(cells)))
     failed_cells: Optional[typer.Exit] = None
+    by_profile = {r.profile.name: r for r in swept}
+    WAITING = ("pending", "running", "interrupted")  # a cell of this run still to end
+
+    def after(cell: Cell, states: list[CellState]) -> None:
+        # A release's declared support is read as soon as its last cell ends, so that a sweep stopped later
+        # keeps it; the reading after the run catches releases whose cells an earlier run had done (--resume).
+        name = cell.profile.name
+        if with_declared and name in by_profile and \
+                not any(s.status in WAITING for s in states if s.cell.profile.name == name):
+            _read_declared(project, framework, [by_profile[name]], backend, rundir.path)
+
     try:
-        _run(project, cells, rundir.path, resume)
+        _run(project, cells, rundir.path, resume, after=after)
     except typer.Exit as e:  # some cells failed (a release that would not install): the others still count
         failed_cells = e
     if with_declared:
