@@ -27,6 +27,7 @@ from runner.images import ImageSpec, canonical
 from runner.matrix import Profile
 
 PYPI = "https://pypi.org/pypi/{name}/json"
+RECORD = "sweep.json"  # in a sweep's folder: each release's Python, pins and why (Release.record)
 # The distribution whose wheels say which Pythons a release supports (JAX itself is pure Python), and the
 # companions pinned to the same release line.
 BINARY = {"jax": "jaxlib", "torch": "torch", "tensorflow": "tensorflow"}

@@ -10,6 +10,8 @@ import pytest
 from portability_harness import declared
 from portability_harness.records import schema, store
 
+from conftest import runner_cli
+
 from runner.report import changepoints, load, release_tables, render
 
 RNG_SEED = 7
@@ -143,6 +145,19 @@ def test_the_section_lists_a_verdict_change_a_regression_and_a_latency_step(two_
     assert "pass-rate-over-releases-jax.png" in section and (tmp_path / "out" / "figures" /
                                                              "pass-rate-over-releases-jax.png").exists()
 
+
+
+def test_runner_report_of_a_sweeps_folder_tests_steps_on_the_warm_samples(two_releases):
+    # sweep.json marks the folder as a sweep's: `runner report` then loads the samples (10 per case here), and
+    # the slow function's step is tested on 4 x 10 timings a side instead of its 4 cases' medians.
+    (two_releases / "sweep.json").write_text('{"framework": "jax", "releases": []}\n')
+    proc = runner_cli("report", str(two_releases), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = (two_releases / "report.md").read_text()
+    section = text[text.index("## Over releases"):]
+    (step,) = [row for row in table_rows(section, "jax.numpy.slow") if row[2] == OLD]
+    assert step[8] == "40 / 40", step
+    assert "on the warm samples of the releases" in section
 
 def test_declared_ops_added_and_removed_step_over_a_release_without_a_table(tmp_path):
     declared_table(tmp_path, OLD, ["add", "sort", "gone"])

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
+from runner import releases
 from runner.commands.shared import console, err
 from runner.errors import UserError
 from runner.project import checkout
@@ -25,7 +26,10 @@ def report(
 
     root = checkout()
     paths = results or [RunDir.latest((root or Path.cwd()) / "results").path]
-    r = load.load(paths, curated_root=root / "curated" if root else None)
+    # A sweep's folder: its latency change points are tested on the warm samples (which cost memory: about
+    # 90 MB more for a 6-release JAX sweep), elsewhere each case's median stands for it.
+    sweep = any((p if p.is_dir() else p.parent).joinpath(releases.RECORD).exists() for p in paths)
+    r = load.load(paths, curated_root=root / "curated" if root else None, samples=sweep)
     target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
     md, html, figures = render.write(r, target)
     for note in r.notes:

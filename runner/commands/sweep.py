@@ -25,8 +25,6 @@ from runner.plan import Options, plan
 from runner.project import Project
 from runner.rundir import CellState, RunDir
 
-RECORD = "sweep.json"
-
 
 def sweep(
     framework: str = typer.Option(..., help="torch, tensorflow or jax"),
@@ -137,7 +135,7 @@ def _releases_table(framework: str, swept: list[releases.Release], cells: int) -
 
 def _write_record(folder: Path, framework: str, swept: list[releases.Release]) -> None:
     """sweep.json: the releases of this sweep, merged with those of an earlier run into the same folder."""
-    path = folder / RECORD
+    path = folder / releases.RECORD
     before = {}
     if path.exists():
         try:

@@ -133,8 +133,11 @@ def _latency(sweep: release_tables.Sweep, lat: release_tables.Latency) -> list[B
         f"robust spread about the setup's median change), {noise}. Ratio: level after / before the step. p-value: "
         f"two-sided Mann-Whitney U (scipy) on the {lat.basis} of the releases before the step against those "
         "after it, each case's timings divided by its own median"
-        + (" (samples are not loaded by `runner report`, so each case counts once per repeat and release; few "
-           "cases give large p-values)" if lat.basis != "warm samples" else "") + "."]
+        + (" (the samples are loaded for a sweep's folder, the one with sweep.json; here each case counts once "
+           "per repeat and release, and few cases give large p-values)" if lat.basis != "warm samples" else
+           "; a release's samples come from its own runs, so a small p-value says its timings differ, and a "
+           "host that ran slower during one release's run differs too: the step's size against the setup's "
+           "noise, and a step shared by most functions (below), tell those apart") + "."]
     if len(lat.shifts):
         moves = "; ".join(f"{row['setup']} {row['from']} to {row['to']} {row['median ratio']:.3g}x over "
                           f"{counted(row['functions'], 'function')}" for _, row in lat.shifts.iterrows())
