@@ -47,10 +47,12 @@ def table_for(framework: str, version: str, where: list[Path]) -> Optional[dict]
 
 
 def read_in_environment(project: Project, framework: str, profile: str, image: Optional[str], backend: str,
-                        out: Path, log=lambda s: None) -> Path:
-    """Run the reading in the framework's cell environment; returns the table's path."""
+                        out: Path, log=lambda s: None, base: Optional[str] = None) -> Path:
+    """Run the reading in the framework's cell environment (docker: built on `base` where given); returns the
+    table's path."""
     spec = project.framework_image(framework, image)
-    (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), backend=backend, compilers=("eager",)))
+    (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), backend=backend, compilers=("eager",),
+                                    base=base))
     if not cell.runnable:
         raise UserError(f"{cell.label} cannot run here: {cell.reason}", code=3)
     out.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,8 @@ def sweep(
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed sweep in the same --out"),
     backend: str = typer.Option("local", help=BACKEND_HELP),
+    base_image: Optional[str] = typer.Option(None, "--base", help="docker: the base image of every release's image instead of the "
+                                       "profile's (e.g. an offline one; it brings its own Python)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="list the releases, how each would be installed, and stop"),
     prune: bool = typer.Option(False, help="delete the cached environments of swept releases (after the sweep, or "
                                "alone without --releases); the matrix's own profiles are kept"),
@@ -85,7 +87,7 @@ def sweep(
     for r in swept:
         project.matrix.profiles[r.profile.name] = r.profile
     options = Options(profiles=tuple(r.profile.name for r in swept), images=tuple(s.name for s in images),
-                      backend=backend, functions=tuple(functions or ()), quick=quick, repeats=repeats,
+                      backend=backend, base=base_image, functions=tuple(functions or ()), quick=quick, repeats=repeats,
                       timeout_s=timeout, compilers=_compilers(compiler, both=True))
     cells = plan(project, options)
     if census:
@@ -107,14 +109,14 @@ def sweep(
         name = cell.profile.name
         if with_declared and name in by_profile and \
                 not any(s.status in WAITING for s in states if s.cell.profile.name == name):
-            _read_declared(project, framework, [by_profile[name]], backend, rundir.path)
+            _read_declared(project, framework, [by_profile[name]], backend, base_image, rundir.path)
 
     try:
         _run(project, cells, rundir.path, resume, after=after)
     except typer.Exit as e:  # some cells failed (a release that would not install): the others still count
         failed_cells = e
     if with_declared:
-        _read_declared(project, framework, swept, backend, rundir.path)
+        _read_declared(project, framework, swept, backend, base_image, rundir.path)
     if prune:
         _prune(framework)
     console.print(f"report: runner report {rundir.path}")
@@ -147,13 +149,14 @@ def _write_record(folder: Path, framework: str, swept: list[releases.Release]) -
 
 
 def _read_declared(project: Project, framework: str, swept: list[releases.Release], backend: str,
-                   folder: Path) -> None:
+                   base_image: Optional[str], folder: Path) -> None:
     where = folder / declared.FOLDER
     for r in swept:
         if declared.table_for(framework, r.version, [where]):
             continue  # read by an earlier run into this folder (--resume)
         try:
-            path = declared.read_in_environment(project, framework, r.profile.name, None, backend, where)
+            path = declared.read_in_environment(project, framework, r.profile.name, None, backend, where,
+                                                base=base_image)
             console.print(f"declared support of {framework} {r.version}: {path}")
         except UserError as e:
             err.print(f"[yellow]{framework} {r.version}: no declared support:[/] {escape(str(e))}", highlight=False,

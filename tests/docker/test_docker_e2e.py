@@ -100,3 +100,26 @@ def test_the_cell_timeout_kills_the_container_and_keeps_what_it_wrote(engine, ba
     assert state["cells"][0]["status"] == "failed"
     results = out / "jax-cpu-current.jsonl"
     assert results.exists() and json.loads(results.read_text().splitlines()[0])["record"] == "header"
+
+
+def test_a_sweep_builds_an_image_per_release_and_reports_what_changed(engine, base, tmp_path):
+    # jax.lax.infeed exists in JAX 0.6.0 and is gone from 0.9.0; both releases resolve to Python 3.11, the
+    # offline base's. Each release gets its own image (tagged with its profile), its cells and its declared
+    # support run in it.
+    out = tmp_path / "sweep"
+    proc = runner("sweep", "--framework", "jax", "--releases", "0.6.0,0.9.0", "--compiler", "eager", "--quick",
+                  "--functions", "jax.lax.infeed", "--functions", "jax.numpy.add", "--backend", "docker",
+                  "--base", base, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for version in ("0.6.0", "0.9.0"):
+        tags = [t for i in engine.images.list(filters={"label": f"portability-runner.profile=jax-{version}"})
+                for t in i.tags]
+        assert any(t.startswith(f"portability-runner/jax-cpu:jax-{version}-") for t in tags), tags
+        header = json.loads((out / f"jax-cpu-jax-{version}.jsonl").read_text().splitlines()[0])
+        assert header["framework_version"] == version and header["environment"].startswith("docker")
+    assert sorted(p.name for p in (out / "declared").glob("*.json.gz")) == ["jax-0.6.0.json.gz",
+                                                                          "jax-0.9.0.json.gz"]
+    report = runner("report", str(out), timeout=600)
+    assert report.returncode == 0, report.stderr[-2000:]
+    section = (out / "report.md").read_text().split("## Over releases", 1)[1].split("\n## ", 1)[0]
+    assert "| cpu eager | jax.lax.infeed | pass | missing | 0.6.0 | since 0.9.0 |" in section
