@@ -119,6 +119,7 @@ class Matrix:
     devices: list[str] = field(default_factory=lambda: ["cpu"])
     matrix_profiles: list[str] = field(default_factory=lambda: ["current"])
     include: list[str] = field(default_factory=list)
+    skip: list[str] = field(default_factory=list)  # images left out of one run (`runner matrix --skip`), not in toml
     repeats: int = 1
     timeout_s: float = DEFAULT_TIMEOUT_S
     cell_timeout_s: float = DEFAULT_CELL_TIMEOUT_S

@@ -76,14 +76,17 @@ class Project:
         return spec
 
     def cell_images(self) -> list[str]:
-        """Every framework x device of the matrix that has an image folder, then the opt-in images."""
+        """Every framework x device of the matrix that has an image folder, then the included images, less the
+        skipped ones."""
         specs = [self.image(n) for n in images.available(self.images_dir)]
         m = self.matrix
         names = [s.name for f in m.frameworks for d in m.devices for s in specs if (s.framework, s.device) == (f, d)]
         for name in m.include:
             self.image(name)  # an unknown name is an error, not a silent omission
             names += [name] * (name not in names)
-        return names
+        for name in m.skip:
+            self.image(name)
+        return [n for n in names if n not in m.skip]
 
     @cached_property
     def catalog(self) -> list[CuratedFunction]:

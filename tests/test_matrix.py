@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, runner_cli
 
 from runner import images, matrix
 from runner.errors import UserError
@@ -86,6 +86,20 @@ def test_cells_expand_frameworks_by_devices_then_opt_in_images(tmp_path):
     assert Project(ROOT, m).cell_images() == ["jax-cpu", "jax-cuda", "torch-cpu", "torch-cuda", "torch-xla-cpu"]
     with pytest.raises(UserError, match="unknown image 'tf-gpu'"):
         Project(ROOT, load(tmp_path, MINIMAL.replace("repeats = 2", 'include = ["tf-gpu"]'))).cell_images()
+    # `runner matrix --skip`: one run leaves an included (or any) image out; an unknown one is an error
+    m.skip = ["torch-xla-cpu", "jax-cuda"]
+    assert Project(ROOT, m).cell_images() == ["jax-cpu", "torch-cpu", "torch-cuda"]
+    m.skip = ["tf-gpu"]
+    with pytest.raises(UserError, match="unknown image 'tf-gpu'"):
+        Project(ROOT, m).cell_images()
+
+
+def test_the_matrix_runs_torch_xla_on_the_cpu_unless_a_run_skips_it():
+    dry = runner_cli("matrix", "--dry-run", "--backend", "local", "--compiler", "eager")
+    assert dry.returncode == 0, dry.stderr
+    assert "torch-xla-cpu" in dry.stdout
+    skipped = runner_cli("matrix", "--dry-run", "--backend", "local", "--compiler", "eager", "--skip", "torch-xla-cpu")
+    assert skipped.returncode == 0 and "torch-xla-cpu" not in skipped.stdout and "torch-cpu" in skipped.stdout
 
 
 def test_overrides_apply_in_order_and_excludes_carry_their_reason(tmp_path):

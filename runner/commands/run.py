@@ -206,8 +206,10 @@ def run_matrix(
     compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
                                            "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
-    include: Optional[List[str]] = typer.Option(None, help="an opt-in image to run too (e.g. torch-xla-cpu), beside "
+    include: Optional[List[str]] = typer.Option(None, help="an image beyond frameworks x devices to run too, beside "
                                                 "matrix.toml's include; repeatable"),
+    skip: Optional[List[str]] = typer.Option(None, help="an image to leave out of this run (e.g. torch-xla-cpu, "
+                                             "hours on a small CPU); repeatable"),
     base: Optional[str] = typer.Option(None, help="docker: the base image of every cell (e.g. an offline one)"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed matrix run in the same --out"),
@@ -221,6 +223,7 @@ def run_matrix(
     address = _engine_address(engine_name, address)
     project = Project.find(matrix_file, curated)
     project.matrix.include = [*project.matrix.include, *(include or ())]  # unknown names: cell_images' one line
+    project.matrix.skip = list(skip or ())
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
                                   extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True)))
