@@ -44,11 +44,13 @@ def test_the_later_cells_are_built_once_each_in_order_on_the_hosts_cpu(tmp_path,
     with Prefetch(project, cells, RunDir(tmp_path / "run"), said.append) as ahead:
         ahead.thread.join(timeout=60)
     assert [(image, compiler) for image, compiler, _ in recording.built] == [
-        ("torch-cpu", "eager"), ("tf-cpu", "eager"), ("jax-cpu", "eager")]  # tf-cpu's failure did not stop it
+        ("torch-cpu", "eager"), ("tf-cpu", "eager"), ("jax-cpu", "eager"),  # tf-cpu's failure did not stop it
+        ("torch-xla-cpu", "eager")]  # matrix.toml's include, after the frameworks x devices
     available = sorted(os.sched_getaffinity(0))
     expected = frozenset(available[:1]) if len(available) > 1 else frozenset(available)
     assert {cpus for _, _, cpus in recording.built} == {expected}
-    assert said == ["ahead, torch-cpu (current): built", "ahead, jax-cpu (current): built"]
+    assert said == ["ahead, torch-cpu (current): built", "ahead, jax-cpu (current): built",
+                    "ahead, torch-xla-cpu (current): built"]
     assert os.sched_getaffinity(0) == set(available)  # only the prefetch thread moved
 
 
