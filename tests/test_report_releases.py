@@ -1,5 +1,6 @@
 """The report's "Over releases": change points in a latency series (runner/report/changepoints.py), and the
-section built from records of one framework in two releases, written as the harness writes them."""
+section built from records of one framework in two releases, written as the harness writes them; and, with the
+same records, the TPU forecast of a function whose compiled cases stopped at trace or at the timeout."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -178,3 +179,27 @@ def test_one_release_only_says_how_to_measure_several(tmp_path):
     section = over_releases(folder, tmp_path / "out")
     assert "runner sweep --framework jax --releases 0.10.2,0.11.2" in section
     assert f"jax: {NEW} on cpu eager" in section
+
+
+def test_the_tpu_forecast_names_the_stages_reached_and_never_a_missing_one(tmp_path):
+    # A function with one case failed at trace under jax.jit and one killed at the timeout (no stage reached is
+    # recorded for it): "failed at" says trace, not "nan". (Same record-writing as the releases above.)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for compiler in ("eager", "compiled"):
+        cases = [case("jax.numpy.sort", n, "passed", 1e-5) for n in range(2)]
+        if compiler == "compiled":
+            cases = [dict(cases[0], outcome="failed", category="other", message="TypeError: traced", stage="trace"),
+                     dict(cases[1], outcome="failed", category="timeout", message="exceeded", stage=None)]
+        with store.Writer(str(folder / f"jax-cpu-current-{compiler}.jsonl")) as w:
+            w.append(schema.header(run_id="forecast", framework="jax", framework_version="0.10.2", device="cpu",
+                                   device_model="Same CPU", image="jax-cpu", profile="current", mode="steady",
+                                   compiler=compiler, repeat=1, quick=False))
+            for c in cases:
+                w.append(c)
+            w.append(schema.footer(schema.count_outcomes(cases)))
+    md, _, _ = render.write(load.load([folder]), tmp_path / "out")
+    text = md.read_text()
+    start = text.index("## XLA on the CPU as a forecast")
+    (row,) = table_rows(text[start:text.index("\n## ", start + 1)], "jax.numpy.sort")
+    assert row[2:5] == ["pass", "complete", "trace"], row

@@ -142,8 +142,9 @@ def tpu_forecast(r: Results) -> Section:
             lambda f: ", ".join(sorted({op for x in f if isinstance(x, dict) for op in x.get("ops", [])})))
         # Where the function's failing cases stopped: a function that fails only at `trace` cannot be compiled
         # whole, yet a TPU user's eager program runs its ops one by one through XLA, which tracing does not limit.
+        # (a case killed at the timeout has no stage: it is not counted here)
         stopped = cases[cases["outcome"] == "failed"].groupby("function")["stage"].agg(
-            lambda st: ", ".join(sorted({str(x) for x in st if x})))
+            lambda st: tables.joined(st.dropna()))
         version = cases["framework_version"].iloc[0]
         table = declared_tables.table_for(fw, version, where)
         forecast = v.get(xla, pd.Series(dtype=object)).dropna()

@@ -77,10 +77,12 @@ def latency_scatter(pair_list: list[Pair], out: Path) -> list[Figure]:
     for p in pair_list:
         by_setups.setdefault((p.a, p.b), []).append(p)
     for (a, b), group in by_setups.items():
+        timed = [(p, p.table.dropna(subset=["warm a", "warm b"])) for p in group]
+        if not any(len(t) for _, t in timed):
+            continue  # no function timed on both (every compiled case failed, say): nothing to plot
         fig, ax = plt.subplots(figsize=(6, 5.5))
         lows, highs = [], []
-        for p in group:
-            t = p.table.dropna(subset=["warm a", "warm b"])
+        for p, t in timed:
             x, y = _to_ms(t["warm a"]), _to_ms(t["warm b"])
             ax.scatter(x, y, s=18, alpha=0.75, color=COLORS.get(p.framework), label=f"{p.framework} ({len(t)})")
             lows += [x.min(), y.min()]
