@@ -50,8 +50,9 @@ def sweep(
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed sweep in the same --out"),
     backend: str = typer.Option("local", help=BACKEND_HELP),
-    base_image: Optional[str] = typer.Option(None, "--base", help="docker: the base image of every release's image instead of the "
-                                       "profile's (e.g. an offline one; it brings its own Python)"),
+    base_image: Optional[str] = typer.Option(None, "--base", help="docker: the base image of every release's "
+                                             "image instead of the profile's (e.g. an offline one; it brings its "
+                                             "own Python)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="list the releases, how each would be installed, and stop"),
     prune: bool = typer.Option(False, help="delete the cached environments of swept releases (after the sweep, or "
                                "alone without --releases); the matrix's own profiles are kept"),
