@@ -11,7 +11,7 @@ from portability_harness.protocol import FRAMEWORKS
 
 from runner import view
 from runner.report.load import Results
-from runner.report.tables import KEYS, RAN, SIMILAR, functions, ordered, portability
+from runner.report.tables import KEYS, RAN, SIMILAR, functions, ordered, portability, repeats
 
 
 def case_latency(r: Results, column: str) -> pd.DataFrame:
@@ -102,7 +102,7 @@ def spread(r: Results) -> pd.DataFrame:
         iqr = ((g["warm_q3_s"] - g["warm_q1_s"]) / g["warm_median_s"]).dropna()
         per_case = g.groupby("case_id")["warm_median_s"].agg(["min", "max", "size"])
         moved = (per_case["max"] / per_case["min"])[per_case["size"] > 1]
-        rows.append({"framework": fw, "target": t, "repeats": g["file"].nunique(), "cases": len(per_case),
+        rows.append({"framework": fw, "target": t, "repeats": int(repeats(g).max()), "cases": len(per_case),
                      "median IQR / median %": round(100 * iqr.median(), 1) if len(iqr) else np.nan,
                      "median max/min over repeats": moved.median() if len(moved) else np.nan,
                      "90th pct max/min over repeats": moved.quantile(0.9) if len(moved) else np.nan})

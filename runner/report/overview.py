@@ -59,7 +59,7 @@ def setup_line(r: Results) -> str:
     hosts = tables.joined(h for h in c["host"] if h) or "unknown host"
     dates = sorted(str(s)[:10] for s in c["started_at"] if s)
     when = (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "undated"
-    repeats = c.groupby(tables.KEYS)["file"].nunique().max()
+    repeats = tables.repeats(c).max()
     modes = tables.joined(c["mode"])
     return (f"Set-up: {versions} · on {devices} · host {hosts} · {when} · {counted(int(repeats), 'repeat')} per "
             f"setup · {modes}{', quick (latencies not results)' if r.quick else ''}.")
@@ -96,7 +96,9 @@ def _measured(p: pd.Series, several: bool) -> str:
                  else "fallback" if fell_back else "pass")
         text = (f"{state}: {passed} of {ran} functions pass" + (f", {fell_back} fall back" if fell_back else "")
                 + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else ""))
-    label = " ".join(str(p["target"]).split(" ")[1:])  # the setup's label beyond its device (profile, mode)
+    label = " ".join(str(p["target"]).split(" ")[1:])  # the setup's label beyond its device (profile, mode, model)
+    if label.startswith("(") and label.endswith(")"):  # a device model is in parentheses already
+        label = label[1:-1]
     return f"{text} ({label})" if several and label else text
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from runner.report.load import Results
-from runner.report.tables import KEYS, ordered
+from runner.report.tables import KEYS, ordered, repeats
 
 
 AGREEMENT_FLOOR_S = 100e-6  # faster cases are left out of repeat agreement: timer and dispatch noise dominate
@@ -58,9 +58,9 @@ def agreement(r: Results) -> pd.DataFrame:
     timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_median_s"].notna()]
     rows = []
     for (fw, t), g in timed.groupby(KEYS, sort=False):
-        repeats = sorted(g["file"].unique())
-        if len(repeats) < 2:
+        if repeats(g).max() < 2:  # one repeat, perhaps split over files by function: nothing to agree
             continue
+        files = sorted(g["file"].unique())
         wide = {name: g.pivot_table(index="case_id", columns="file", values=col, aggfunc="first")
                 for name, col in (("median", "warm_median_s"), ("minimum", "warm_min_s"),
                                   ("calibration", "calibration_s"))}
@@ -71,7 +71,7 @@ def agreement(r: Results) -> pd.DataFrame:
         logs: dict[str, list[float]] = {"minimum": [], "minimum, host at usual speed": [], "median": [],
                                         "median per host speed": []}
         pairs = slow_pairs = 0
-        for a, b in itertools.combinations(repeats, 2):
+        for a, b in itertools.combinations(files, 2):
             med = wide["median"][[a, b]][~fast].dropna()
             logs["median"] += list(np.log(med[b] / med[a]).abs())
             cal = wide["calibration"].reindex(med.index)
@@ -85,7 +85,7 @@ def agreement(r: Results) -> pd.DataFrame:
             logs["minimum, host at usual speed"] += list(low_logs[both_usual])
             pairs += len(low)
             slow_pairs += int((~both_usual).sum())
-        rows.append({"framework": fw, "target": t, "repeats": len(repeats), "cases": int((~fast).sum()),
+        rows.append({"framework": fw, "target": t, "repeats": int(repeats(g).max()), "cases": int((~fast).sum()),
                      **{f"|log ratio| % ({k})": round(100 * float(np.median(v)), 1) if v else np.nan
                         for k, v in logs.items()},
                      "pairs with the host slow %": round(100 * slow_pairs / pairs, 1) if pairs else np.nan})

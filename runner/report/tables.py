@@ -189,11 +189,18 @@ def missing(r: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["framework", "function", "missing in", "present in"])
 
 
+def repeats(cases: pd.DataFrame) -> pd.Series:
+    """Per setup, how many times a case was measured: files that hold the same case, not files (a run split by
+    function over two workers is one repeat in two files)."""
+    return cases.groupby([*KEYS, "case_id"], sort=False)["file"].nunique().groupby(level=KEYS, sort=False).max()
+
+
 def setups(r: Results) -> pd.DataFrame:
     """What each column of the report measured: versions, device model, mode, repeats, where the records are."""
     c = r.cases
     out = c.groupby(KEYS, sort=False).agg(
         version=("framework_version", joined), device=("device", "first"), model=("device_model", joined),
-        profile=("profile", "first"), mode=("mode", "first"), repeats=("file", "nunique"),
-        functions=("function", "nunique"), records=("case_id", "size")).reset_index()
-    return ordered(out, r)
+        profile=("profile", "first"), mode=("mode", "first"),
+        functions=("function", "nunique"), records=("case_id", "size"))
+    out.insert(out.columns.get_loc("functions"), "repeats", repeats(c))
+    return ordered(out.reset_index(), r)
