@@ -23,6 +23,7 @@ from typing import List, Optional, Tuple
 
 from portability_harness import classify as clf
 from portability_harness import processes
+from portability_harness.compile_caches import FreshCaches
 from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
@@ -59,6 +60,7 @@ class Supervisor:
         self.started_at = time.time()
         self.workers: List[dict] = []  # each worker's start-up and end, time.time() (the footer's `workers`)
         self._lock: Optional[int] = None
+        self.caches = FreshCaches()  # the compilers' on-disk caches, empty at the repeat's start
         available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = cfg.worker_cpus(available) if available else None
 
@@ -181,6 +183,7 @@ class Supervisor:
             raise write_error(self.cfg.out, e)
         finally:
             self.end_spare()
+            self.caches.remove()
         return 128 + (self.interrupted or 0)
 
     def interrupt(self, signum: int) -> None:
@@ -191,7 +194,7 @@ class Supervisor:
 
     def spawn(self, spare: bool = False) -> Spawned:
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ, **{ENV_CONFIG: self.config_path, ENV_EVENTS_FD: str(write_fd)})
+        env = dict(os.environ, **self.caches.env(), **{ENV_CONFIG: self.config_path, ENV_EVENTS_FD: str(write_fd)})
         passed = [write_fd]
         go, cpus = None, self.cpus
         if spare:

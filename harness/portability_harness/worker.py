@@ -20,7 +20,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import declared, environment, processes
+from portability_harness import compile_caches, declared, environment, processes
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
@@ -124,6 +124,7 @@ class Worker:
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
             numerics=self.numerics,
+            compile_caches=compile_caches.POLICY,
             build=a.build(),
             passed_env=cfg.passed_env or None,
             # Every distribution of the environment, and a fingerprint that tells two runs of it apart.
