@@ -168,3 +168,17 @@ def test_the_report_sets_eager_beside_compiled_and_forecasts_the_tpu(venv_for, t
     compared = sum(1 for c in cases_of(tmp_path / "compiled" / "jax-cpu-current-compiled.jsonl")
                    if c["outcome"] == "passed")
     assert f"jax cpu compiled: {compared} cases, " in answers  # every case that passed both ways, by its digest
+
+
+def test_a_tracing_error_in_the_cases_own_code_is_the_compilers_not_ours(venv_for, tmp_path):
+    """tf.function(jit_compile=True) over TensorFlow 1's graph-and-session API: autograph traces the case's own code
+    and raises an AttributeError there. Eager, the same code passes; compiled, it is a failure at trace with
+    TensorFlow's own last line as the message, never a bug in our case (which the eager cell would show)."""
+    eager = run(venv_for, tmp_path, "tf-cpu", "tensorflow", "eager", ["tf.compat.v1.saved_model.simple_save"])
+    compiled = run(venv_for, tmp_path, "tf-cpu", "tensorflow", "compiled", ["tf.compat.v1.saved_model.simple_save"])
+    assert {c["outcome"] for c in eager["tf.compat.v1.saved_model.simple_save"]} == {"passed"}
+    failed = [c for c in compiled["tf.compat.v1.saved_model.simple_save"] if c["outcome"] == "failed"]
+    assert failed and {c["stage"] for c in failed} == {"trace"}
+    assert "case_error" not in {c["category"] for c in failed}
+    assert all(c["message"] != "AttributeError: in user code:" and "Error" in c["message"] for c in failed), \
+        {c["message"] for c in failed}

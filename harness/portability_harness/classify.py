@@ -207,4 +207,8 @@ def describe(chain: Chain) -> str:
     if not chain:
         return ""
     type_name, message = chain[-1]
+    if message.startswith("in user code:"):
+        # TensorFlow's tracing errors open with the user's frames and name the error on their last line.
+        last = [l.strip() for l in message.splitlines() if l.strip()][-1]
+        return last if last.startswith(f"{type_name}:") else f"{type_name}: {last}"
     return f"{type_name}: {message}"
