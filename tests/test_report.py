@@ -357,4 +357,3 @@ def test_a_precision_failure_under_the_vendors_arithmetic_says_so(tmp_path, nume
     (table,) = [b for s in sections.build(r, tmp_path) if s.title == "Failure categories" for b in s.blocks
                 if getattr(b, "anchor", None) and "precision" in b.anchor]
     assert ("numerics = vendor" in table.caption) is said
-
