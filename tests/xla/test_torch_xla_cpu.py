@@ -65,3 +65,27 @@ def test_after_torch_xla_loses_its_tensor_data_the_next_cases_run_in_a_new_worke
     assert any(e["event"] == "restart" for e in events), events
     later = [c for name, c in cases.items() if name.startswith("test_real_after")]
     assert len(later) == 6 and {c["outcome"] for c in later} == {"passed"}, later
+
+
+def test_with_torch_xla_installed_pytorch_declares_its_tpu_ops(tmp_path):
+    """`runner declared` in the torch-xla-cpu environment reads which ops torch_xla lowers: ormqr, which the test
+    above sees run on the CPU through the fallback, is not declared on tpu; sum is; a Python-level OpInfo (the
+    masked reductions) is unknowable there. Where torch_xla is absent (torch-cpu), tpu stays not known."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from portability_harness import declared
+
+    proc = subprocess.run([sys.executable, "-m", "runner.cli", "declared", "--framework", "torch", "--image",
+                           "torch-xla-cpu", "--backend", "local", "--out", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1800, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (path,) = tmp_path.glob("torch-*.json.gz")
+    table = declared.load(str(path))
+    assert table["devices"]["tpu"]["known"] and "torch_xla" in table["devices"]["tpu"]["note"]
+    assert declared.declared(table, "ormqr", "tpu", "float32") == "op_not_declared"
+    assert declared.declared(table, "sum", "tpu", "float32") == "declared"
+    assert declared.declared(table, "masked.amax", "tpu", "float32") == "unknown"
+    assert 300 < table["coverage"]["tpu"]["ops"] < table["coverage"]["cpu"]["ops"]

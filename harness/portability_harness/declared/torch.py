@@ -7,7 +7,9 @@ variant), the dtypes it is tested with per device type: `supported_dtypes('cpu')
 variant's name where it has one (OpInfo.full_name in 2.x). An OpInfo that lists no dtype for a device
 type is not declared there.
 
-Device kinds: cpu and cuda as listed; tpu is not known (OpInfo declares nothing for XLA devices).
+Device kinds: cpu and cuda as listed. tpu: OpInfo declares nothing for XLA devices; where torch_xla is installed
+(the torch-xla-cpu image, a TPU VM), an OpInfo is declared on tpu, for no particular dtype, when its aten op has
+a kernel for the XLA dispatch key or a composite one; elsewhere tpu is not known.
 
 Some CUDA lists are computed at import from the GPU present (compute-capability flags such as
 SM53OrLater, bf16 support, the CUDA version). They are found by reading the database twice in child
@@ -30,15 +32,15 @@ import subprocess
 import sys
 import unittest
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .dtypes import canonical, ordered
 
 SOURCE = ("PyTorch's OpInfo database (torch.testing._internal.common_methods_invocations.op_db): an op (OpInfo "
           "name[.variant]) is declared on cpu/cuda for the dtypes its OpInfo lists for that device type "
           "(supported_dtypes), i.e. the dtypes PyTorch's own test suite runs it with. CUDA lists computed from the "
-          "GPU present are marked unknowable; nothing is declared for XLA/TPU. Skips and expected failures are "
-          "the OpInfo's DecorateInfo entries.")
+          "GPU present are marked unknowable; tpu only where torch_xla is installed (devices.tpu.note). Skips "
+          "and expected failures are the OpInfo's DecorateInfo entries.")
 
 # common_cuda flags that describe the GPU (or the CUDA build) rather than the code.
 _GPU_FLAG = re.compile(r"OrLater$|^PLATFORM_SUPPORTS_|^IS_SM|^TEST_CUDNN$|^TEST_CUSPARSE|^TEST_MAGMA$")
@@ -54,12 +56,20 @@ def read() -> Dict[str, Any]:
         "cpu": {"known": True, "note": "OpInfo dtypes for device type cpu"},
         "cuda": {"known": True, "note": "OpInfo dtypes for device type cuda; lists computed from the GPU present "
                                         "(capability, bf16, CUDA version) are under unknowable.cuda"},
-        "tpu": {"known": False, "note": "the OpInfo database declares nothing for XLA devices"},
+        "tpu": {"known": False, "note": "the OpInfo database declares nothing for XLA devices, and torch_xla "
+                                       "is not installed here"},
     }
     op_db = _op_db()
     lists = _dtype_lists(op_db)
     for key, by_kind in lists.items():
         table["ops"][key] = {kind: dtypes for kind, dtypes in by_kind.items() if dtypes}
+    xla = _xla_ops(torch, op_db)
+    if xla is not None:
+        declared_ops, unknowable = xla
+        table["devices"]["tpu"] = {"known": True, "note": XLA_NOTE}
+        for key in declared_ops:
+            table["ops"].setdefault(key, {})["tpu"] = []  # an XLA lowering is not per dtype
+        table["unknowable"]["tpu"] = sorted(unknowable)
     as_read = _child_cuda_lists(gpu_flags=False)
     gpu_on = _child_cuda_lists(gpu_flags=True)
     if as_read is None or gpu_on is None:
@@ -70,6 +80,34 @@ def read() -> Dict[str, Any]:
     table["names"] = _names(torch, op_db)
     table["skips"] = _skips(op_db)
     return table
+
+
+XLA_NOTE = ("torch_xla (the TPU's backend) is installed: an OpInfo is declared on tpu when its aten op has an XLA "
+            "kernel registered (torch_xla's lowerings) or a composite one (written in other aten ops, which may have "
+            "one), for no particular dtype: an XLA kernel is not registered per dtype; OpInfos with no aten op of "
+            "their name (Python-level functions, method aliases) are unknowable there")
+
+
+def _xla_ops(torch: Any, op_db: List[Any]) -> Optional[Tuple[List[str], List[str]]]:
+    """The OpInfos torch_xla declares (their aten op has a kernel for the XLA dispatch key, or a composite one) and
+    those it cannot tell about (no aten op of that name: a Python-level function, a method alias); None where
+    torch_xla cannot be imported (a CPU or CUDA environment)."""
+    try:
+        import torch_xla  # noqa: F401  (importing it registers its kernels; no device is opened)
+    except Exception:
+        return None
+
+    def aten(names: Any) -> set:
+        return {r.split("::", 1)[1].split(".", 1)[0] for r in names if r.startswith("aten::")}
+
+    registered = torch._C._dispatch_get_registrations_for_dispatch_key
+    # Composite kernels (implicit or explicit autograd) are written in other aten ops and run wherever those do.
+    found = set().union(*(aten(registered(k)) for k in ("XLA", "AutogradXLA", "CompositeImplicitAutograd",
+                                                         "CompositeExplicitAutograd",
+                                                         "CompositeExplicitAutogradNonFunctional")))
+    every = aten(torch._C._dispatch_get_all_op_names())
+    name = {_key(info): getattr(info, "aten_name", None) or info.name for info in op_db}
+    return ([k for k, n in name.items() if n in found], [k for k, n in name.items() if n not in every])
 
 
 def _op_db() -> List[Any]:
