@@ -25,6 +25,9 @@ VARIABLES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"
 POLICY = "fresh per repeat"
 
 
+PREFIX = "portability-compile-caches-"
+
+
 class FreshCaches:
     """One repeat's cache folder: `env()` for each worker it starts, `remove()` when the repeat ends."""
 
@@ -33,7 +36,8 @@ class FreshCaches:
 
     def env(self) -> Dict[str, str]:
         if self.folder is None:
-            self.folder = tempfile.mkdtemp(prefix="portability-compile-caches-")
+            remove_orphans()
+            self.folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
             for sub in VARIABLES.values():
                 os.mkdir(os.path.join(self.folder, sub))
         return {name: os.path.join(self.folder, sub) for name, sub in VARIABLES.items()}
@@ -42,3 +46,23 @@ class FreshCaches:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+def remove_orphans() -> None:
+    """The folders of supervisors that were killed outright (SIGKILL skips the removal): their process is gone. A
+    torch.compile repeat's caches run to hundreds of MB."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        pid = name[len(PREFIX):].split("-", 1)[0] if name.startswith(PREFIX) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
