@@ -73,9 +73,9 @@ def run(env: existing.ExistingEnvironment, cfg: Config, label: str, deadline: fl
             elif isinstance(event, Notice):
                 print(f"  {label}: {event.message}", flush=True)
             elif isinstance(event, Finished):
-                # The run's last event: a run that ended past the deadline still did every case.
-                done = sum(event.counts.values()) if event.counts and cfg.task == "declared" else done
-                break
+                if event.counts and cfg.task == "declared":
+                    done = sum(event.counts.values())
+                break  # the run's last event: a run that ends past the deadline still did every case
             if time.monotonic() > deadline:
                 events.close()
                 return f"{label}: stopped at the deadline after {done} cases, {failed} failed"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FAULT_CASES, ROOT, cases_of, one_line_error
-from portability_harness import run_order
+from portability_harness import processes, run_order
 from portability_harness.records import store
 
 pytestmark = pytest.mark.slow
@@ -63,26 +63,6 @@ def leftovers(pattern: str) -> list[str]:
     return [l for l in found if "pgrep" not in l]
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below pid now (children, theirs, ...)."""
-    found, frontier = [], [pid]
-    while frontier:
-        kids = [int(k) for k in subprocess.run(["pgrep", "-P", str(frontier.pop())], capture_output=True,
-                                                text=True).stdout.split()]
-        found += kids
-        frontier += kids
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Running, not only a zombie waiting to be reaped."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def wait_for(condition, timeout: float = 300, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -117,11 +97,12 @@ def test_every_fault_and_a_kill_9_end_with_each_case_once(venv_for, fault_projec
     kill_after = random.Random(seed).randint(2, len(EXPECTED) - 4)
     first = runner(*bench_args(cases, matrix, out))
     wait_for(lambda: len(cases_of(results)) >= kill_after or first.poll() is not None, what="records")
-    harness = descendants(first.pid)  # this run's own: another run on the machine is none of this test's business
+    harness = processes.descendants(first.pid)  # this run's own: another run on the machine is not this test's
+    assert harness, "the runner's harness processes are listed by the kernel"
     os.killpg(first.pid, signal.SIGKILL)  # the whole runner, at a moment chosen at random
     first.wait()
     # Its harness is told by the kernel that the runner died; it records the case in flight and exits.
-    wait_for(lambda: not any(map(alive, harness)) and not leftovers(str(results)), timeout=60,
+    wait_for(lambda: not any(map(processes.alive, harness)) and not leftovers(str(results)), timeout=60,
              what="the orphaned harness to end")
     before = cases_of(results)
     assert before, f"seed {seed}: nothing was recorded before the kill"

@@ -18,14 +18,14 @@ import shutil
 import tempfile
 from typing import Dict, Optional
 
+from portability_harness import processes
+
 # The variables the frameworks read for their caches' place; each gets a subfolder of the repeat's own folder.
 VARIABLES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton", "CUDA_CACHE_PATH": "cuda",
              "TMPDIR": "tmp"}
 # For the header: what a reader of the records needs to know about the cold figures.
 POLICY = "fresh per repeat"
-
-
-PREFIX = "portability-compile-caches-"
+PREFIX = "portability-compile-caches-"  # then the supervisor's PID, so that a folder whose owner is gone is known
 
 
 class FreshCaches:
@@ -54,15 +54,6 @@ def remove_orphans() -> None:
     root = tempfile.gettempdir()
     for name in os.listdir(root):
         pid = name[len(PREFIX):].split("-", 1)[0] if name.startswith(PREFIX) else ""
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not processes.alive(int(pid)):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True

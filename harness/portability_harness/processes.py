@@ -31,6 +31,11 @@ def _session(pid: int) -> Optional[int]:
     return int(fields[3])
 
 
+def alive(pid: int) -> bool:
+    """Whether a process is running: neither gone nor a zombie."""
+    return _session(pid) is not None
+
+
 def session_members(session: int) -> Set[int]:
     """Every live process of the session (the session leader included)."""
     try:

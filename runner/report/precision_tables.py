@@ -58,7 +58,8 @@ def agreement(r: Results) -> pd.DataFrame:
     timed = r.cases[(r.cases["outcome"] == "passed") & r.cases["warm_median_s"].notna()]
     rows = []
     for (fw, t), g in timed.groupby(KEYS, sort=False):
-        if repeats(g).max() < 2:  # one repeat, perhaps split over files by function: nothing to agree
+        measured = int(repeats(g).max())
+        if measured < 2:  # one repeat, perhaps split over files by function: nothing to agree
             continue
         files = sorted(g["file"].unique())
         wide = {name: g.pivot_table(index="case_id", columns="file", values=col, aggfunc="first")
@@ -85,7 +86,7 @@ def agreement(r: Results) -> pd.DataFrame:
             logs["minimum, host at usual speed"] += list(low_logs[both_usual])
             pairs += len(low)
             slow_pairs += int((~both_usual).sum())
-        rows.append({"framework": fw, "target": t, "repeats": int(repeats(g).max()), "cases": int((~fast).sum()),
+        rows.append({"framework": fw, "target": t, "repeats": measured, "cases": int((~fast).sum()),
                      **{f"|log ratio| % ({k})": round(100 * float(np.median(v)), 1) if v else np.nan
                         for k, v in logs.items()},
                      "pairs with the host slow %": round(100 * slow_pairs / pairs, 1) if pairs else np.nan})
