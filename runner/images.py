@@ -44,6 +44,11 @@ class ImageSpec:
     find_links: tuple[str, ...] = ()  # package indexes of the device's runtime (libtpu), not versions
     environment: tuple[tuple[str, str], ...] = ()  # set in the image and for the local venv's harness
 
+    @property
+    def names(self) -> set[str]:
+        """The canonical names of the packages the image installs."""
+        return {canonical(_REQUIREMENT.match(entry).group(1)) for entry in self.packages}
+
     def requirements(self, profile: Profile) -> list[str]:
         """One pinned line per package the image installs; every version comes from the profile."""
         pins, lines = _pins(profile), []
@@ -60,8 +65,8 @@ class ImageSpec:
         """Every other plain pin of the profile, so that a dependency the image pulls in gets the profile's
         version. The image's own packages are pinned as requirements only: pip reports a pin that does not
         exist as "no matching distribution" only when it is not a constraint too."""
-        own = {canonical(_REQUIREMENT.match(entry).group(1)) for entry in self.packages}
-        lines = [f"{name}=={v}" for name, v in sorted(_pins(profile).items()) if _VERSION.match(v) and name not in own]
+        lines = [f"{name}=={v}" for name, v in sorted(_pins(profile).items()) if _VERSION.match(v)
+                 and name not in self.names]
         lock = self.folder / f"lock-{profile.name}.txt"
         if lock.exists():
             lines += [l.strip() for l in lock.read_text().splitlines() if l.strip() and not l.startswith("#")]

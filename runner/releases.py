@@ -36,6 +36,10 @@ PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")  # newest first: what t
 # Packages of an image whose version follows the framework's date rather than today: compiled against NumPy, or
 # (setuptools) imported by its test internals in the form of their day (torch 1.12 needs pkg_resources.packaging).
 DATED = ("numpy", "scipy", "setuptools")
+# Projects of their own built against one release line of the framework (same major.minor), pinned to that line's
+# newest release not newer than the framework's, and only where an image of the sweep installs them: torch_xla,
+# which makes a torch release's TPU support readable (declared) and runnable on the CPU (torch-xla-cpu).
+FOLLOWERS = {"torch": ("torch_xla",)}
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,12 @@ class Release:
     profile: Profile
     date: Optional[str]  # the framework release's upload date on PyPI
     notes: tuple[str, ...] = ()  # how the pins were chosen, one line each
+    unavailable: tuple[tuple[str, str], ...] = ()  # (image, why): images this release cannot be installed in
 
     def record(self) -> dict:
         return {"framework": self.framework, "version": self.version, "profile": self.profile.name,
                 "python": self.profile.python, "packages": dict(self.profile.packages), "date": self.date,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "unavailable": dict(self.unavailable)}
 
 
 @lru_cache(maxsize=None)
@@ -139,8 +144,10 @@ def resolve(framework: str, version: str, base: Profile, images: list[ImageSpec]
     Python and pins with only the framework's own packages changed."""
     name = f"{framework}-{version}"
     packages = {**base.packages, framework: version}
+    installed = set().union(*(s.names for s in images))
     if not resolve_pins:
-        for companion in COMPANIONS[framework]:
+        followers = [f for f in FOLLOWERS.get(framework, ()) if canonical(f) in installed]
+        for companion in (*COMPANIONS[framework], *followers):
             packages[companion] = version
         profile = replace(base, name=name, packages=packages, description=f"{framework} {version} (sweep)")
         return Release(framework, version, profile, None, ("pins of the base profile, not resolved",))
@@ -167,7 +174,20 @@ def resolve(framework: str, version: str, base: Profile, images: list[ImageSpec]
     if python != base.python:
         notes.append(f"Python {python}: {BINARY[framework]} {packages.get(BINARY[framework], version)} has no "
                      f"wheel for {base.python}")
-    installed = {canonical(p.split("[")[0].split("=")[0]) for spec in images for p in spec.packages}
+    unavailable = []
+    for follower in FOLLOWERS.get(framework, ()):
+        if canonical(follower) not in installed:
+            continue
+        chosen = _same_line(follower, version, python)
+        line = ".".join(version.split(".")[:2])
+        if chosen:
+            packages[follower] = chosen
+            notes.append(f"{follower} {chosen}: the newest of the {line} line not newer than {framework} {version}")
+        else:
+            packages.pop(follower, None)
+            why = f"no {follower} release of the {line} line with a wheel for Python {python} on PyPI"
+            notes.append(why)
+            unavailable += [(s.name, why) for s in images if canonical(follower) in s.names]
     pinned = {canonical(k) for k in base.packages}
     for dep in DATED:
         if dep in installed and dep not in pinned:
@@ -177,7 +197,16 @@ def resolve(framework: str, version: str, base: Profile, images: list[ImageSpec]
                 notes.append(f"{dep} at most {chosen}: the newest published by {date} with a wheel for Python {python}")
     description = f"{framework} {version} of {date}, Python {python} (sweep, from profile {base.name})"
     profile = replace(base, name=name, python=python, packages=packages, description=description)
-    return Release(framework, version, profile, date, tuple(notes))
+    return Release(framework, version, profile, date, tuple(notes), tuple(unavailable))
+
+
+def _same_line(name: str, version: str, python: str) -> Optional[str]:
+    """The newest release of `name` of the framework version's major.minor line, not newer than it, with a wheel for
+    `python` (torch 2.2.2 gets torch_xla 2.2.0); None where that line has none."""
+    line = Version(version).release[:2]
+    fits = [v for v, files in pypi(name).items()
+            if Version(v).release[:2] == line and Version(v) <= Version(version) and python in _pythons(files)]
+    return max(fits, key=Version, default=None)
 
 
 def release_of_profile(name: str, framework: str) -> Optional[str]:

@@ -172,6 +172,19 @@ def test_declared_ops_added_and_removed_step_over_a_release_without_a_table(tmp_
                     "added ops": "new_op", "removed": 1, "removed ops": "gone"}
 
 
+def test_a_device_kind_declared_per_op_says_so_instead_of_zero_pairs(tmp_path):
+    # torch_xla registers a lowering per op: a release read with it declares tpu ops with no dtype listed.
+    declared_table(tmp_path, OLD, ["add", "sort"])
+    table = declared.load(str(tmp_path / "declared" / f"jax-{OLD}.json.gz"))
+    table["devices"]["tpu"] = {"known": True, "note": "per op"}
+    table["ops"]["add"]["tpu"] = []
+    table["coverage"] = declared.coverage(table)
+    declared.save(table, str(tmp_path / "declared" / f"jax-{OLD}.json.gz"))
+    sweep = release_tables.Sweep("jax", [OLD], {}, pd.DataFrame())
+    (row,) = release_tables.declared_tables(sweep, [tmp_path / "declared"])[0].to_dict("records")
+    assert (row["tpu ops"], row["tpu op x dtype"], row["cpu op x dtype"]) == (1, "not per dtype", 2), row
+
+
 def test_one_release_only_says_how_to_measure_several(tmp_path):
     folder = tmp_path / "one"
     folder.mkdir()

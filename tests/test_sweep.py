@@ -163,3 +163,23 @@ def test_an_old_torch_release_gets_the_setuptools_of_its_day_for_its_test_intern
     assert old.profile.packages["setuptools"] == "setuptools<=62.6.0", old.notes
     assert new.profile.packages["setuptools"] == "setuptools<=80.9.0", new.notes
     assert any(line.startswith("setuptools<=62.6.0") for line in images[0].requirements(old.profile))
+
+
+def test_torch_xla_follows_each_torch_release_line_only_where_a_swept_image_installs_it():
+    # torch_xla is built against one torch line: torch 2.2.2 gets the 2.2 line's 2.2.0, torch 2.13 (no torch_xla of
+    # its line on PyPI) cannot be installed in torch-xla-cpu, which is then a cell listed with that reason. A sweep
+    # of torch-cpu alone pins no torch_xla, so its environments (keyed by every pin) are those of before.
+    from runner.project import Project
+    project = Project.find(None, None)
+    cpu, xla = project.image("torch-cpu"), project.image("torch-xla-cpu")
+    base = project.matrix.profile("current")
+    line, newer = (releases.resolve("torch", v, base, [cpu, xla]) for v in ("2.2.2", "2.13.0"))
+    assert line.profile.packages["torch_xla"] == "2.2.0" and line.unavailable == (), line.notes
+    assert "torch_xla==2.2.0" in xla.requirements(line.profile)
+    assert "torch_xla" not in newer.profile.packages
+    assert newer.unavailable == (("torch-xla-cpu", "no torch_xla release of the 2.13 line with a wheel for Python "
+                                  "3.11 on PyPI"),)
+    assert newer.record()["unavailable"] == {"torch-xla-cpu": newer.unavailable[0][1]}
+    alone = releases.resolve("torch", "2.2.2", base, [cpu])
+    assert "torch_xla" not in alone.profile.packages and alone.unavailable == ()
+    assert cpu.input_hash(alone.profile) != cpu.input_hash(line.profile)  # why the follower is pinned only on demand

@@ -20,7 +20,8 @@ from runner.cell import Cell
 from runner.commands.run import _compilers, _run
 from runner.commands.shared import BACKEND_HELP, CURATED_HELP, console, err
 from runner.errors import UserError
-from runner.images import available
+from runner.images import ImageSpec, available, canonical
+from runner.matrix import Exclude, Rule
 from runner.plan import Options, plan
 from runner.project import Project
 from runner.rundir import CellState, RunDir
@@ -46,6 +47,8 @@ def sweep(
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     with_declared: bool = typer.Option(True, "--declared/--no-declared", help="read each release's declared "
                                        "support too"),
+    cases: bool = typer.Option(True, "--cases/--no-cases", help="run the curated cases (--no-cases: only the "
+                               "declared support, and the census if asked)"),
     census: bool = typer.Option(False, help="run each release's census too (every op x dtype of its test database)"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed sweep in the same --out"),
@@ -87,10 +90,13 @@ def sweep(
     swept = [releases.resolve(framework, v, base, images, resolve_pins) for v in versions]
     for r in swept:
         project.matrix.profiles[r.profile.name] = r.profile
+        # An image the release cannot be installed in (no torch_xla of its line) is a cell listed with the reason.
+        project.matrix.excludes += [Exclude(Rule(image=image, profile=r.profile.name), why)
+                                    for image, why in r.unavailable]
     options = Options(profiles=tuple(r.profile.name for r in swept), images=tuple(s.name for s in images),
                       backend=backend, base=base_image, functions=tuple(functions or ()), quick=quick, repeats=repeats,
                       timeout_s=timeout, compilers=_compilers(compiler, both=True))
-    cells = plan(project, options)
+    cells = plan(project, options) if cases else []
     if census:
         cells += plan(project, replace(options, task="census", compilers=("eager",)))
     if dry_run:
@@ -110,17 +116,22 @@ def sweep(
         name = cell.profile.name
         if with_declared and name in by_profile and \
                 not any(s.status in WAITING for s in states if s.cell.profile.name == name):
-            _read_declared(project, framework, [by_profile[name]], backend, base_image, rundir.path)
+            _read_declared(project, framework, [by_profile[name]], images, backend, base_image, rundir.path)
 
     try:
-        _run(project, cells, rundir.path, resume, after=after)
+        if cells:
+            _run(project, cells, rundir.path, resume, after=after)
     except typer.Exit as e:  # some cells failed (a release that would not install): the others still count
         failed_cells = e
     if with_declared:
-        _read_declared(project, framework, swept, backend, base_image, rundir.path)
+        _read_declared(project, framework, swept, images, backend, base_image, rundir.path)
     if prune:
         _prune(framework)
-    console.print(f"report: runner report {rundir.path}")
+    if cases:
+        console.print(f"report: runner report {rundir.path}")
+    else:  # a report needs case records: declared tables join a case sweep's folder (--out it --resume)
+        console.print(f"declared support: {rundir.path / declared.FOLDER}; `runner report` shows it beside the "
+                      f"cases of a sweep into the same --out (--resume)")
     if failed_cells is not None:
         raise failed_cells
 
@@ -131,7 +142,8 @@ def _releases_table(framework: str, swept: list[releases.Release], cells: int) -
         t.add_column(col, overflow="fold")
     for r in swept:
         pins = ", ".join(v if v.startswith(k) else f"{k} {v}" for k, v in r.profile.packages.items()
-                         if k in (framework, *releases.COMPANIONS[framework], *releases.DATED))
+                         if k in (framework, *releases.COMPANIONS[framework],
+                                                     *releases.FOLLOWERS.get(framework, ()), *releases.DATED))
         t.add_row(r.version, r.date or "", r.profile.python, pins, "; ".join(r.notes))
     return t
 
@@ -149,19 +161,30 @@ def _write_record(folder: Path, framework: str, swept: list[releases.Release]) -
     path.write_text(json.dumps({"framework": framework, "releases": list(merged.values())}, indent=1) + "\n")
 
 
-def _read_declared(project: Project, framework: str, swept: list[releases.Release], backend: str,
-                   base_image: Optional[str], folder: Path) -> None:
+def _read_declared(project: Project, framework: str, swept: list[releases.Release], images: list[ImageSpec],
+                   backend: str, base_image: Optional[str], folder: Path) -> None:
+    """Each release's declared support, read in the environment that can tell the most: an image of the sweep that
+    installs a follower of the framework (torch_xla: the tpu column) where the release has one, else the CPU
+    image. A table an earlier run read is kept, unless it left a device kind unknown that this environment tells."""
     where = folder / declared.FOLDER
+    followers = set(map(canonical, releases.FOLLOWERS.get(framework, ())))
     for r in swept:
-        if declared.table_for(framework, r.version, [where]):
+        blocked = {image for image, _ in r.unavailable}
+        image = next((s.name for s in images if s.name not in blocked and followers & s.names), None)
+        before = declared.table_for(framework, r.version, [where])
+        if before and (image is None or all(d.get("known") for d in before.get("devices", {}).values())):
             continue  # read by an earlier run into this folder (--resume)
-        try:
-            path = declared.read_in_environment(project, framework, r.profile.name, None, backend, where,
-                                                base=base_image)
-            console.print(f"declared support of {framework} {r.version}: {path}")
-        except UserError as e:
-            err.print(f"[yellow]{framework} {r.version}: no declared support:[/] {escape(str(e))}", highlight=False,
-                      soft_wrap=True)
+        for reader in dict.fromkeys((image, None)):
+            try:
+                path = declared.read_in_environment(project, framework, r.profile.name, reader, backend, where,
+                                                    base=base_image)
+                console.print(f"declared support of {framework} {r.version}: {path}")
+                break
+            except UserError as e:
+                err.print(f"[yellow]{framework} {r.version}: no declared support read in "
+                          f"{reader or 'the CPU image'}:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
+            if before:
+                break  # the CPU image's table is there already
 
 
 def _prune(framework: str) -> None:

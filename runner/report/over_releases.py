@@ -107,7 +107,9 @@ def _declared(sweep: release_tables.Sweep, where: list[Path]) -> list[Block]:
         "\"declared\" means is the table's own): ops declared, and op x dtype pairs listed. \"no table\": none "
         "was read for that release (a sweep reads one per release unless --no-declared; `runner declared "
         f"--framework {fw} --profile P` reads one for a profile P of that release). \"not known\": the table's "
-        "environment could not tell what that device kind supports."]
+        "environment could not tell what that device kind supports (PyTorch's tpu: torch_xla is not installed there; "
+        "`runner sweep --device xla-cpu` reads each release's table with the torch_xla of its line). \"not per "
+        "dtype\": ops declared without dtypes (an XLA lowering is registered per op)."]
     if len(counts.columns) == 1:  # no release has a table: no device kind to make columns of
         return blocks + [f"No {fw} release here has a declared-support table: "
                          f"{', '.join(sweep.releases)} have none."]

@@ -89,3 +89,32 @@ def test_with_torch_xla_installed_pytorch_declares_its_tpu_ops(tmp_path):
     assert declared.declared(table, "sum", "tpu", "float32") == "declared"
     assert declared.declared(table, "masked.amax", "tpu", "float32") == "unknown"
     assert 300 < table["coverage"]["tpu"]["ops"] < table["coverage"]["cpu"]["ops"]
+
+
+def test_a_declared_only_sweep_reads_each_torch_release_with_the_torch_xla_of_its_line(tmp_path):
+    """`runner sweep --device xla-cpu --no-cases`: torch 2.9.0's table is read where torch_xla 2.9.0 is installed
+    (tpu known); torch 2.13.0 has no torch_xla of its line, so its table comes from the CPU image (tpu not known)
+    and sweep.json says why. A run into the same folder keeps both tables (nothing left to tell)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from portability_harness import declared
+
+    command = [sys.executable, "-m", "runner.cli", "sweep", "--framework", "torch", "--device", "xla-cpu",
+               "--releases", "2.9.0,2.13.0", "--no-cases", "--out", str(tmp_path)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tables = {v: declared.load(str(tmp_path / "declared" / f"torch-{v}.json.gz")) for v in ("2.9.0", "2.13.0")}
+    assert tables["2.9.0"]["devices"]["tpu"]["known"] and tables["2.9.0"]["coverage"]["tpu"]["ops"] > 300
+    assert not tables["2.13.0"]["devices"]["tpu"]["known"] and tables["2.13.0"]["coverage"]["cpu"]["ops"] > 600
+    record = {r["version"]: r for r in json.loads((tmp_path / "sweep.json").read_text())["releases"]}
+    assert record["2.9.0"]["packages"]["torch_xla"] == "2.9.0"
+    assert "no torch_xla release of the 2.13 line" in record["2.13.0"]["unavailable"]["torch-xla-cpu"]
+    stamps = {p: p.stat().st_mtime_ns for p in (tmp_path / "declared").glob("*.json.gz")}
+    again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert again.returncode == 0 and "declared support of" not in again.stdout, again.stdout[-2000:]
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
