@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, config, harness
+from conftest import ROOT, cases_of, config, harness
 
 pytestmark = pytest.mark.slow
 
@@ -54,3 +54,21 @@ def test_a_real_repeat_accounts_for_its_time_and_the_benchmark_splits_it(venv_fo
     # What no part explains is small: the parts cover the repeat (a few ms of event handling are left).
     assert 0 <= parts["remainder"] < 0.05 * parts["wall"] + 0.5, parts
     assert parts["start-up"] > 0.5  # importing torch is part of it
+
+
+def test_a_failed_case_leaves_its_traceback_in_the_log_in_pythons_own_format(venv_for, tmp_path):
+    # jax.make_jaxpr's cases fail under jax.jit at trace (a jaxpr of a traced function). The log keeps each
+    # failure's traceback for diagnosis, as Python prints it: pytest's long format (source listings, the reprs
+    # of the fixtures) cost 0.1-0.7 s a failure in TensorFlow's deep traces (benchmarks/harness_overhead.py).
+    from portability_harness.protocol import log_path
+
+    out = tmp_path / "jax-cpu-current-compiled.jsonl"
+    code, _ = harness(venv_for("jax-cpu"), config(out, "jax", functions=["jax.make_jaxpr"], compiler="compiled",
+                                                  quick=True))
+    assert code == 0
+    failed = [c for c in cases_of(out) if c["outcome"] == "failed"]
+    assert failed, cases_of(out)
+    log = open(log_path(str(out)), encoding="utf-8").read()
+    assert log.count("Traceback (most recent call last):") >= len(failed), log[-3000:]
+    assert failed[0]["message"].split(":")[0] in log
+    assert "\n_ _ _ _ " not in log and "\nE   " not in log  # pytest's long format would have these

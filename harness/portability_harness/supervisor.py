@@ -99,6 +99,9 @@ class Supervisor:
             # A module that cannot be imported is recorded by the plugin; the others still run.
             "--continue-on-collection-errors",
             "-p", "portability_harness.plugin", "--import-mode=importlib", "-q", "-rN",
+            # The log keeps each failure's traceback, in Python's own format: pytest's long format (source, the
+            # fixtures' reprs) took 0.1-0.7 s a failure in TensorFlow's deep traces, half a compiled TF repeat.
+            "--tb=native",
             # pytest's faulthandler dumps every thread's stack when a case outlives the timeout: the
             # log then shows where it hung before the supervisor kills the worker.
             "-o", f"faulthandler_timeout={self.cfg.timeout_s}",
