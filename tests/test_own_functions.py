@@ -115,3 +115,24 @@ def test_a_module_without_its_marker_is_listed_with_the_fix(tmp_path):
     assert "<no function marker: jax/test_softmax.py>" in proc.stdout
     assert "jax/test_softmax.py: cannot be read: no function marker; add pytestmark = pytest.mark.function(" in \
         " ".join(proc.stderr.split())
+
+
+@pytest.mark.slow
+def test_a_module_of_yours_that_does_not_import_is_one_failed_case_with_its_error(venv_for, tmp_path):
+    # The worker prints tracebacks in Python's own format (--tb=native); a module that fails to import is still
+    # recorded from pytest's collection report, with the exception's last line as its message.
+    venv_for("jax-cpu")
+    folder = tmp_path / "team" / "jax"
+    folder.mkdir(parents=True)
+    (folder / "test_missing.py").write_text('import pytest\nimport not_a_module_anywhere\n'
+                                            'pytestmark = pytest.mark.function("jax.numpy.add")\n')
+    (folder / "test_refuses.py").write_text('import pytest\npytestmark = pytest.mark.function("jax.numpy.sin")\n'
+                                            'raise RuntimeError("the module refuses to load")\n')
+    out = tmp_path / "out"
+    run = cli("bench", "--image", "jax-cpu", "--curated", str(tmp_path / "team"), "--quick", "--out", str(out))
+    assert run.returncode == 0, run.stderr[-2000:]
+    (path,) = out.glob("*.jsonl")
+    cases = {c["function"]: c for c in cases_of(path)}
+    assert cases["jax.numpy.add"]["outcome"] == cases["jax.numpy.sin"]["outcome"] == "failed", cases
+    assert cases["jax.numpy.add"]["message"] == "ModuleNotFoundError: No module named 'not_a_module_anywhere'"
+    assert cases["jax.numpy.sin"]["message"] == "RuntimeError: the module refuses to load"
