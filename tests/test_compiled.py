@@ -168,6 +168,21 @@ def test_the_report_sets_eager_beside_compiled_and_forecasts_the_tpu(venv_for, t
     compared = sum(1 for c in cases_of(tmp_path / "compiled" / "jax-cpu-current-compiled.jsonl")
                    if c["outcome"] == "passed")
     assert f"jax cpu compiled: {compared} cases, " in answers  # every case that passed both ways, by its digest
+    # The same framework on a second device (PyTorch on cpu and on xla-cpu in `make matrix`): the summary names
+    # the setup of each line. The records are copies of these with another device in their header.
+    for compiler in ("eager", "compiled"):
+        (tmp_path / f"{compiler}-other").mkdir()
+        for path in (tmp_path / compiler).glob("*.jsonl"):
+            lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+            for line in lines:
+                if line["record"] == "header":
+                    line.update(device="cuda", device_model="Model A")
+            (tmp_path / f"{compiler}-other" / path.name).write_text("".join(json.dumps(l) + "\n" for l in lines))
+    proc = runner_cli("report", *(str(tmp_path / f) for f in ("eager", "compiled", "eager-other", "compiled-other")),
+                      "--out", str(tmp_path / "rep2"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    both = (tmp_path / "rep2" / "report.md").read_text().split("## Eager against compiled", 1)[1]
+    assert "jax (cpu): 2 of 2 pass eager, 1 of 2 compiled; jax (cuda): 2 of 2 pass eager, 1 of 2 compiled." in both
 
 
 def test_a_tracing_error_in_the_cases_own_code_is_the_compilers_not_ours(venv_for, tmp_path):

@@ -32,6 +32,9 @@ def test_one_repeat_split_over_two_files_by_function_is_one_repeat(runs, tmp_pat
     # The same case in two files is two repeats (torch-current ran with --repeats 2).
     both = load.load([runs / "torch-current"])
     assert tables.setups(both)["repeats"].tolist() == [2]
+    # Setups measured a different number of times (the matrix's torch-xla-cpu cell runs once) say so.
+    mixed = load.load([runs / "torch-current", runs / "jax-steady"])
+    assert "1 to 2 repeats per setup" in overview.setup_line(mixed)
 
 
 def test_two_models_of_one_device_are_named_once_each_in_the_glance_grid(runs, tmp_path):

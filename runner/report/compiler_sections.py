@@ -95,10 +95,12 @@ def eager_against_compiled(r: Results) -> Section:
     if len(worse):
         worse = rerun.with_commands(worse, r.cases)
         blocks.append(Table(worse, "Functions that pass eager and fail compiled, with the stage they reached"))
-    counts = "; ".join(f"{row['framework']}: {row['eager pass']} of {row['eager ran']} pass eager, "
+    several = summary_frame["framework"].duplicated(keep=False)  # torch on cpu and on xla-cpu: name the setup
+    counts = "; ".join((f"{row['framework']} ({row['eager'].removesuffix(' eager')})" if twice else row['framework'])
+                       + f": {row['eager pass']} of {row['eager ran']} pass eager, "
                        f"{row['compiled pass']} of {row['compiled ran']} compiled"
                        + (f" ({row['compiled fallback']} fall back)" if row["compiled fallback"] else "")
-                       for _, row in summary_frame.iterrows())
+                       for twice, (_, row) in zip(several, summary_frame.iterrows()))
     names = first_of([f"{w['function']} ({w['stage']})" for _, w in worse.iterrows()], 6) if len(worse) else ""
     return Section(title, blocks, summary=counts + "." + (f" Failing only when compiled: {names}." if names else ""))
 
