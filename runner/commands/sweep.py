@@ -142,8 +142,8 @@ def _releases_table(framework: str, swept: list[releases.Release], cells: int) -
         t.add_column(col, overflow="fold")
     for r in swept:
         pins = ", ".join(v if v.startswith(k) else f"{k} {v}" for k, v in r.profile.packages.items()
-                         if k in (framework, *releases.COMPANIONS[framework],
-                                                     *releases.FOLLOWERS.get(framework, ()), *releases.DATED))
+                         if k in (framework, *releases.COMPANIONS[framework], *releases.FOLLOWERS.get(framework, ()),
+                                  *releases.DATED))
         t.add_row(r.version, r.date or "", r.profile.python, pins, "; ".join(r.notes))
     return t
 
