@@ -182,6 +182,18 @@ def records(folder: Path) -> list[tuple[dict, dict]]:
     return out
 
 
+def copy_with_header(source: Path, dest: Path, **fields) -> None:
+    """The results files of `source` copied into `dest` with `fields` set in their headers: the same records as if
+    measured elsewhere (another device or model), for the report's naming of setups."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in sorted(source.glob("*.jsonl")):
+        lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+        for line in lines:
+            if line["record"] == "header":
+                line.update(fields)
+        (dest / path.name).write_text("".join(json.dumps(l) + "\n" for l in lines))
+
+
 @pytest.fixture(scope="session")
 def everything(runs):
     """The four runs loaded by the report, and their records read with nothing but json."""

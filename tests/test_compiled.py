@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, config, harness, runner_cli
+from conftest import CURATED, ROOT, cases_of, config, copy_with_header, harness, runner_cli
 
 pytestmark = pytest.mark.slow
 
@@ -171,13 +171,7 @@ def test_the_report_sets_eager_beside_compiled_and_forecasts_the_tpu(venv_for, t
     # The same framework on a second device (PyTorch on cpu and on xla-cpu in `make matrix`): the summary names
     # the setup of each line. The records are copies of these with another device in their header.
     for compiler in ("eager", "compiled"):
-        (tmp_path / f"{compiler}-other").mkdir()
-        for path in (tmp_path / compiler).glob("*.jsonl"):
-            lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-            for line in lines:
-                if line["record"] == "header":
-                    line.update(device="cuda", device_model="Model A")
-            (tmp_path / f"{compiler}-other" / path.name).write_text("".join(json.dumps(l) + "\n" for l in lines))
+        copy_with_header(tmp_path / compiler, tmp_path / f"{compiler}-other", device="cuda", device_model="Model A")
     proc = runner_cli("report", *(str(tmp_path / f) for f in ("eager", "compiled", "eager-other", "compiled-other")),
                       "--out", str(tmp_path / "rep2"))
     assert proc.returncode == 0, proc.stderr[-3000:]

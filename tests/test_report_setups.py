@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import copy_with_header
 
 from runner.report import latency_tables, load, overview, precision_tables, tables
 
@@ -41,13 +42,7 @@ def test_two_models_of_one_device_are_named_once_each_in_the_glance_grid(runs, t
     """The same cell on two models of a device (an H100 and an H200 here; the records' model renamed on copies of a
     CPU run): each line of the grid names its model in one pair of parentheses."""
     for model in ("Model A", "Model B"):
-        for path in sorted((runs / "jax-steady").glob("*.jsonl")):
-            lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-            for line in lines:
-                if line["record"] == "header":
-                    line["device_model"] = model
-            (tmp_path / model.replace(" ", "-")).mkdir(exist_ok=True)
-            (tmp_path / model.replace(" ", "-") / path.name).write_text("".join(json.dumps(l) + "\n" for l in lines))
+        copy_with_header(runs / "jax-steady", tmp_path / model.replace(" ", "-"), device_model=model)
     r = load.load([tmp_path / "Model-A", tmp_path / "Model-B"])
     cell = overview.grid_frame(r).set_index("framework").loc["jax", "cpu"].split("\n")
     assert [l[l.index("("):] for l in cell if "functions pass" in l] == ["(Model A)", "(Model B)"]

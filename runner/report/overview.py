@@ -59,7 +59,8 @@ def setup_line(r: Results) -> str:
     hosts = tables.joined(h for h in c["host"] if h) or "unknown host"
     dates = sorted(str(s)[:10] for s in c["started_at"] if s)
     when = (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "undated"
-    low, high = int(tables.repeats(c).min()), int(tables.repeats(c).max())
+    per_setup = tables.repeats(c)
+    low, high = int(per_setup.min()), int(per_setup.max())
     repeats = counted(high, "repeat") if low == high else f"{low} to {high} repeats"  # torch-xla-cpu runs 1
     modes = tables.joined(c["mode"])
     return (f"Set-up: {versions} · on {devices} · host {hosts} · {when} · {repeats} per "
