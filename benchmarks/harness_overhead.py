@@ -8,8 +8,9 @@ remainder; and the overhead: the repeat's wall less its measurement, as a share 
     python benchmarks/harness_overhead.py [--framework torch ...] [--repeats 2] [--compiler compiled] [--quick]
     python benchmarks/harness_overhead.py --results results/<run-id>     # a run already made (make matrix)
 
-A repeat is one supervisor (`python -m portability_harness`): from its start to its footer. The runner's own
-time around the repeats (its start, the environment check, merging) is printed apart.
+A repeat is one supervisor (`python -m portability_harness`): from its start to its footer; a repeat started on
+standby (the runner's next repeat, its worker started up while the one before ran) starts when told to go. The
+runner's own time around the repeats (its start, the environment check, merging) is printed apart.
 """
 from __future__ import annotations
 
@@ -36,13 +37,15 @@ def split(path: Path) -> dict[str, float] | None:
         return None
     parts = dict.fromkeys(PARTS, 0.0)
     parts["wall"] = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
-    workers = footer["workers"]
-    parts["start-up"] = workers[0]["spawned"] - footer["supervisor_started_at"]
+    workers, started = footer["workers"], footer["supervisor_started_at"]
+    # A worker started on standby (the runner's next repeat) imported and collected before the repeat began:
+    # only what falls inside the repeat's wall counts.
+    parts["start-up"] = max(0.0, workers[0]["spawned"] - started)
     spans = []
     for w in workers:
         if "imported" in w:
-            parts["start-up"] += w["imported"] - w["spawned"]
-            parts["collection"] += w.get("running", w["collected"]) - w["imported"]
+            parts["start-up"] += max(0.0, w["imported"] - max(w["spawned"], started))
+            parts["collection"] += max(0.0, w.get("running", w["collected"]) - max(w["imported"], started))
     for c in cases:
         phases = c.get("phases_s")
         if not phases:

@@ -1,7 +1,10 @@
-"""`python -m portability_harness CONFIG.json`: run one cell's curated cases and write its JSON Lines records.
+"""`python -m portability_harness CONFIG.json [--standby]`: run one cell's curated cases and write its JSON Lines
+records.
 
 CONFIG.json is a `protocol.Config` written by the host. Progress events (one JSON object a line) go to
-stdout; what the worker and pytest print goes to <out>.log beside the results.
+stdout; what the worker and pytest print goes to <out>.log beside the results. With --standby (the host's next
+repeat, started while the current one runs) the worker imports the framework and collects its cases beside the
+running repeat, then waits for a line on stdin before anything is written; stdin closed instead, it ends.
 """
 from __future__ import annotations
 
@@ -13,13 +16,14 @@ from portability_harness.protocol import Config, ConfigError, Emitter, Error, Ex
 from portability_harness.errors import HarnessError
 from portability_harness.supervisor import Supervisor
 
-USAGE = "usage: python -m portability_harness CONFIG.json"
+USAGE = "usage: python -m portability_harness CONFIG.json [--standby]"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     emit = Emitter()
-    if len(args) != 1 or args[0].startswith("-"):
+    standby = args[1:] == ["--standby"]
+    if len(args) != 1 + standby or args[0].startswith("-"):
         print(USAGE + "\n\n" + (__doc__ or ""), file=sys.stderr)
         return Exit.USAGE
     try:
@@ -34,6 +38,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: supervisor.interrupt(signum))
     signal.signal(signal.SIGINT, lambda signum, frame: supervisor.interrupt(signum))
     try:
+        if standby and not supervisor.stand_by(sys.stdin.buffer):
+            return Exit.OK  # not needed after all: nothing was written
         return supervisor.run()
     except HarnessError as e:
         emit(Error(reason=e.code.name.lower(), message=str(e), code=e.code))

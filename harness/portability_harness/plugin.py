@@ -7,6 +7,7 @@ calls; the worker's state, its start-up and the records they write are worker.py
 """
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import sys
@@ -48,6 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest.register_assert_rewrite("_support")
     _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
+    # Registered before the framework is imported, so that it runs after the atexit handlers of everything the
+    # worker imports and before the interpreter's own teardown (atexit is last in, first out).
+    atexit.register(_worker.exit_without_teardown)
     _worker.start()
     _worker.times["imported"] = time.time()
 
@@ -306,6 +310,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _worker is not None and _worker.writer is not None:
         _worker.writer.sync()  # on the disk before the supervisor writes the footer
         _worker.emit(Finished())
+        _worker.session = session
+
 
 
 @pytest.fixture

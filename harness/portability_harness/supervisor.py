@@ -6,30 +6,32 @@ knows which one was running from the worker's events), ends every process of the
 a new worker, and the new worker skips every case already in the results file, exactly as `--resume` does
 after a killed run. Where cases kill workers often (a census: a framework that aborts on generated inputs), the
 framework's import would dominate, so once a census has lost a worker the supervisor keeps a spare one
-started, its framework imported and its cases collected, that takes over the moment the running one dies.
+started, its framework imported and its cases collected, that takes over the moment the running one dies. The
+host's next repeat starts the same way while the current one runs (stand_by), so that a repeat's wall holds no
+framework import where a CPU is free beside the running worker.
 SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
 `interrupted` (a resumed run runs it again). The results file is locked for the run's life.
 What concerns the worker only as a child process (how it ended, its log, ending it) is worker_process.py's.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
 import subprocess
 import sys
 import time
-from typing import List, Optional, Tuple
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
-from portability_harness import classify as clf
-from portability_harness import processes
+from portability_harness import lost_cases, processes
 from portability_harness.compile_caches import FreshCaches
 from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
 from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, kill_session,
-                                                log_tail)
+                                                log_tail, tell_to_go)
 
 GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump before the kill
 # A worker imports the framework and collects every module before its first case: that start-up is
@@ -53,6 +55,8 @@ class Supervisor:
         self.planned = False
         self.proc: Optional[subprocess.Popen] = None
         self.spare: Optional[Spawned] = None
+        self.standby: Optional[Spawned] = None  # the worker started up before the run was told to go (stand_by)
+        self.standing_by = False
         self.keep_spare = False  # set once a census has lost a worker
         self.spares_taken = 0
         self.last_session: Optional[int] = None  # the session of the last worker started
@@ -186,6 +190,7 @@ class Supervisor:
             raise write_error(self.cfg.out, e)
         finally:
             self.end_spare()
+            self.end_standby()
             self.caches.remove()
         return 128 + (self.interrupted or 0)
 
@@ -194,6 +199,31 @@ class Supervisor:
         self.interrupted = signum
         self.kill_worker()
         self.end_spare()
+        if self.standing_by:  # nothing runs or was written yet; the wait for the host's line ends here
+            raise SystemExit(128 + signum)
+
+    def stand_by(self, told: BinaryIO) -> bool:
+        """The host's next repeat, started while its current one runs: the worker starts up (imports the framework,
+        collects the cases) on CPUs the running worker does not use, then waits, as does this for the host's line
+        on `told`. True: the run goes on, and its wall time starts now; False: the host closed `told` (the repeat
+        before failed, the run stopped), and the worker is ended with nothing written. With no CPUs to spare
+        beside the worker's, or on a device the running worker holds, the worker starts once told, as usual."""
+        had_log, go = os.path.exists(self.log_path), b""
+        self.standing_by = True
+        try:
+            if self.cpus and self.cfg.device not in ("cuda", "tpu") and self.spare_cpus() != self.cpus:
+                self.standby = self.spawn(spare=True)
+            go = told.readline()
+        finally:
+            self.standing_by = False
+            if not go:  # an unfinished `go` (a signal) is False too
+                self.end_standby()
+                self.caches.remove()
+                if not had_log:
+                    with contextlib.suppress(OSError):
+                        os.remove(self.log_path)
+        self.started_at = time.time()
+        return bool(go)
 
     def spawn(self, spare: bool = False) -> Spawned:
         read_fd, write_fd = os.pipe()
@@ -238,23 +268,19 @@ class Supervisor:
     def take_spare(self) -> Optional[Spawned]:
         """The spare, told to take over, if it is still alive."""
         spare, self.spare = self.spare, None
-        if spare is None:
-            return None
-        try:
-            if spare.proc.poll() is None:
-                os.write(spare.go, b"1")  # type: ignore[arg-type]
-                os.close(spare.go)  # type: ignore[arg-type]
-                self.spares_taken += 1
-                return spare
-        except OSError:  # it died between the look and the write
-            pass
-        discard_spare(spare)
-        return None
+        taken = tell_to_go(spare)
+        self.spares_taken += taken is not None
+        return taken
 
     def end_spare(self) -> None:
         spare, self.spare = self.spare, None
         if spare is not None:
             discard_spare(spare)
+
+    def end_standby(self) -> None:
+        standby, self.standby = self.standby, None
+        if standby is not None:
+            discard_spare(standby)
 
     def await_release(self) -> None:
         """On a device one process holds alone (a TPU's chips) or whose memory a framework preallocates (a GPU), a
@@ -267,13 +293,16 @@ class Supervisor:
             time.sleep(0.1)
 
     def run_worker(self) -> WorkerEnd:
-        worker = self.take_spare()
+        standby, self.standby = self.standby, None
+        worker = tell_to_go(standby) or self.take_spare()
         if worker is None:
             self.await_release()
             worker = self.spawn()
         self.last_session = worker.proc.pid  # its own session (processes.own_session)
         self.proc, read_fd = worker.proc, worker.events
-        timeline = {"spawned": worker.spawned_at}
+        timeline: Dict[str, Any] = {"spawned": worker.spawned_at}
+        if worker is standby:
+            timeline["standby"] = True  # started up before the run's start (stand_by)
         self.workers.append(timeline)
         limit_bytes = (self.cfg.memory_limit_mb or 0) * 2 ** 20
         in_flight: Optional[Tuple[str, str]] = None
@@ -346,36 +375,15 @@ class Supervisor:
 
     def record_lost_case(self, end: WorkerEnd) -> None:
         case_id, function = end.in_flight  # type: ignore[misc]
-        if end.timed_out:
-            category = "timeout"
-        elif end.memory_bytes is not None or end.returncode == -signal.SIGKILL:
-            category = "memory"  # our watch, or a SIGKILL the supervisor did not send: the kernel's OOM killer
-        else:
-            category = "crash"
-        message = describe_exit(end, self.cfg.timeout_s, self.cfg.memory_limit_mb)
-        detail = log_tail(self.log_path)
-        if detail and category == "crash":
-            message += f": {detail}"
-        rec = schema.case(function=function, module=self.module_of(case_id), case_id=case_id, params={},
-                          outcome="failed", category=category, message=message, category_source="supervisor",
-                          **self.census_fields(case_id))
-        version = (store.read(self.cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
-        annotation = clf.annotated(clf.load_annotations(self.cfg.annotations_path()), case_id, self.cfg.device,
-                                   version)
-        if annotation is not None:
-            rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
+        rec = lost_cases.lost(self.cfg, end, self.module_of(case_id), self.census_fields(case_id))
         self.append(rec)
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="failed", category=rec["category"]))
 
     def record_interrupted(self, end: WorkerEnd) -> None:
-        """The run was stopped: the case in flight has no result; a resumed run runs it again."""
         if end.in_flight is None:
             return
         case_id, function = end.in_flight
-        self.append(schema.case(function=function, module=self.module_of(case_id), case_id=case_id, params={},
-                                outcome="interrupted", category_source="supervisor",
-                                message="the run was stopped while this case ran; --resume runs it again",
-                                **self.census_fields(case_id)))
+        self.append(lost_cases.interrupted(end, self.module_of(case_id), self.census_fields(case_id)))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
     def append(self, record: dict) -> None:

@@ -14,6 +14,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from portability_harness.stats import median_ci, quartiles
 
 clock = time.perf_counter
+# The timed calls read the same clock in integer nanoseconds: a difference of two floats near the clock's value
+# (seconds since boot) carries binary noise in its last digits, which JSON then writes out in full (21
+# characters a sample instead of 9: half of a record's size and of its encoding time).
+clock_ns = time.perf_counter_ns
 # Raw samples kept in a record: a fast op gives tens of thousands, and writing them all would cost
 # more than the case itself. Statistics use every sample; the record keeps an evenly strided subset.
 STORED_SAMPLES = 1000
@@ -124,10 +128,10 @@ def measure(
     begun = clock()
     prepare = setup or (lambda: None)
     prepare()
-    t0 = clock()
+    t0 = clock_ns()
     first = call()
     sync(first)
-    measurement = Measurement(cold_s=clock() - t0)
+    measurement = Measurement(cold_s=(clock_ns() - t0) / 1e9)
     if policy.single_call:
         measurement.warm_samples_s = [measurement.cold_s]
         measurement.stop = policy.name
@@ -148,17 +152,17 @@ def measure(
                 break
         samples = measurement.warm_samples_s
         compiled_before = counter()
-        start = clock()
+        start = clock_ns()
         look = policy.min_count
         while True:
             prepare()
-            t0 = clock()
+            t0 = clock_ns()
             out = call()
             sync(out)
             del out
-            t1 = clock()
-            samples.append(t1 - t0)
-            elapsed = t1 - start
+            t1 = clock_ns()
+            samples.append((t1 - t0) / 1e9)
+            elapsed = (t1 - start) / 1e9
             if len(samples) >= policy.min_count and elapsed >= policy.min_time_s:
                 if policy.precision is None:
                     measurement.stop = policy.name

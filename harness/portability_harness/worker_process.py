@@ -59,6 +59,21 @@ def discard_spare(spare: Spawned) -> None:
     spare.proc.wait()
 
 
+def tell_to_go(spare: Optional[Spawned]) -> Optional[Spawned]:
+    """A waiting worker, told to take over, if it is still alive (else ended)."""
+    if spare is None:
+        return None
+    try:
+        if spare.proc.poll() is None:
+            os.write(spare.go, b"1")  # type: ignore[arg-type]
+            os.close(spare.go)  # type: ignore[arg-type]
+            return spare
+    except OSError:  # it died between the look and the write
+        pass
+    discard_spare(spare)
+    return None
+
+
 # A worker exits with this after recording a case whose error leaves the device unusable (classify.STICKY).
 RETIRED = 75
 

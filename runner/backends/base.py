@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Protocol
 
 from portability_harness.protocol import Config, Error, Event, Exit, decode
 
@@ -47,8 +47,24 @@ class Environment(ABC):
         Closing the iterator early (a signal reached the host) stops the harness, which records the case in
         flight as interrupted."""
 
+    def standby(self, config: Config) -> Optional["Standby"]:
+        """The harness of `config` started ahead, while the repeat before it runs (its worker imports the framework
+        and collects its cases, then waits), or None where this environment cannot (a container is started per
+        run): the engine then runs `config` when its turn comes."""
+        return None
+
     def close(self) -> None:
         """The engine is done with this environment."""
+
+
+class Standby(Protocol):
+    """A harness started ahead (Environment.standby)."""
+
+    def events(self) -> Iterator[Event]:
+        """Tell it to go; its events, as `Environment.run` gives them."""
+
+    def discard(self) -> None:
+        """It is not needed after all: it ends, writing nothing."""
 
 
 class Backend(ABC):
@@ -58,6 +74,11 @@ class Backend(ABC):
     def prepare(self, cell: "Cell", log: Log, install_log: Path) -> Environment:
         """Build (or reuse) the cell's environment; raise UserError with pip's or the engine's reason. What the
         installer printed goes to `install_log` when anything is built."""
+
+    def ready(self, cell: "Cell") -> bool:
+        """Whether `prepare` would return at once, building nothing (runner.ahead starts a repeat ahead only then);
+        False where it cannot tell."""
+        return False
 
     def prefetch(self, cell: "Cell", log: Log, install_log: Path) -> None:
         """Build the cell's environment ahead, while another cell runs (runner.prefetch), so that `prepare` finds

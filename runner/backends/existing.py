@@ -17,13 +17,13 @@ import shutil
 import subprocess
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Optional
 
-from portability_harness.protocol import Config, Event
+from portability_harness.protocol import Config
 
 from runner import harness_dist
-from runner.backends.base import Backend, Environment, Log
-from runner.backends.process import run_harness
+from runner.backends.base import Backend, Log
+from runner.backends.process import ProcessEnvironment
 from runner.errors import UserError
 
 if TYPE_CHECKING:
@@ -118,17 +118,18 @@ def versions(python: str, framework: str, harness_dir: Path) -> str:
     return f"{found} (Python {'.'.join(map(str, facts['python']))}, packages {facts['packages_fingerprint']})"
 
 
-class ExistingEnvironment(Environment):
+class ExistingEnvironment(ProcessEnvironment):
     def __init__(self, python: str, harness: Path, facts: dict, extra_env: tuple[str, ...], image_env: dict):
         self.python, self.harness, self.extra_env, self.image_env = python, harness, extra_env, image_env
         version = ".".join(map(str, facts["python"]))
         self.description = f"existing {facts['executable']} (Python {version}, packages {facts['packages_fingerprint']})"
 
-    def run(self, config: Config) -> Iterator[Event]:
+    def variables(self, config: Optional[Config] = None) -> dict[str, str]:
         env = {**passed_environment(self.extra_env), **self.image_env}  # the image's own settings (JAX_PLATFORMS...)
-        config.passed_env = recorded(env)
+        if config is not None:
+            config.passed_env = recorded(env)
         env["PYTHONPATH"] = str(self.harness)  # the harness only; the frameworks and pytest are the environment's
-        yield from run_harness(self.python, env, config)
+        return env
 
 
 class ExistingBackend(Backend):
@@ -136,6 +137,9 @@ class ExistingBackend(Backend):
 
     def __init__(self, harness_dir: Path, backend: str, extra_env: tuple[str, ...] = ()):
         self.harness_dir, self.python, self.extra_env = harness_dir, interpreter(backend), extra_env
+
+    def ready(self, cell: "Cell") -> bool:
+        return True  # nothing is built: preparing probes the interpreter (a second)
 
     def prepare(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> ExistingEnvironment:
         reason = lacks(self.python, cell.framework, self.harness_dir)

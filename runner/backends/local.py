@@ -19,16 +19,16 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Optional
 
 from portability_harness import build_facts, compat
-from portability_harness.protocol import Config, Event
+from portability_harness.protocol import Config
 
 from runner import devices, harness_dist
 from runner.backends import interpreters
-from runner.backends.base import Backend, Environment, Log
+from runner.backends.base import Backend, Log
 from runner.backends.installer import Installer
-from runner.backends.process import run_harness
+from runner.backends.process import ProcessEnvironment
 from runner.images import ImageSpec
 from runner.matrix import Profile
 
@@ -177,7 +177,7 @@ def known_incompatibility(cell: "Cell", harness_dir: Path) -> Optional[str]:
     return compat.cuda_reason(build.get("label", cell.framework), build, gpu) if build else None
 
 
-class VenvEnvironment(Environment):
+class VenvEnvironment(ProcessEnvironment):
     def __init__(self, venv: Path, image: ImageSpec, harness: Path, lock: bool = True):
         self.venv, self.image, self.harness = venv, image, harness
         self.python = str(python_of(venv))
@@ -189,13 +189,10 @@ class VenvEnvironment(Environment):
             os.close(self._in_use)
             self._in_use = None
 
-    def variables(self) -> dict[str, str]:
+    def variables(self, config: Optional[Config] = None) -> dict[str, str]:
         """The harness's environment: the host's, the image's own settings, and on PYTHONPATH the unpacked harness
         alone (the venv's packages come from the venv, nothing from the checkout); bytecode caches written."""
         return _writing_bytecode(dict(os.environ, **dict(self.image.environment), PYTHONPATH=str(self.harness)))
-
-    def run(self, config: Config) -> Iterator[Event]:
-        yield from run_harness(self.python, self.variables(), config)
 
 
 class LocalBackend(Backend):
@@ -203,6 +200,10 @@ class LocalBackend(Backend):
 
     def __init__(self, harness_dir: Path):
         self.harness_dir = harness_dir
+
+    def ready(self, cell: "Cell") -> bool:
+        venv = venv_path(cell.image, cell.profile)
+        return (venv / _COMPLETE).exists() and (venv / _BYTECODE).exists()
 
     def prefetch(self, cell: "Cell", log: Log, install_log: Optional[Path] = None) -> None:
         compile_bytecode(ensure_venv(cell.image, cell.profile, log, install_log), log)

@@ -1,0 +1,41 @@
+"""The records the supervisor writes itself, for a case its worker could not record: the case in flight when the
+worker died (a crash, the per-case timeout, the memory limit) or when the run was stopped."""
+from __future__ import annotations
+
+import signal
+from typing import Any, Dict
+
+from portability_harness import classify as clf
+from portability_harness.protocol import Config
+from portability_harness.records import schema, store
+from portability_harness.worker_process import WorkerEnd, describe_exit, log_tail
+
+
+def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str, Any]:
+    """The failed record of the case in flight when the worker died; `fields`: a census case's own."""
+    case_id, function = end.in_flight  # type: ignore[misc]
+    if end.timed_out:
+        category = "timeout"
+    elif end.memory_bytes is not None or end.returncode == -signal.SIGKILL:
+        category = "memory"  # our watch, or a SIGKILL the supervisor did not send: the kernel's OOM killer
+    else:
+        category = "crash"
+    message = describe_exit(end, cfg.timeout_s, cfg.memory_limit_mb)
+    detail = log_tail(cfg.log_path)
+    if detail and category == "crash":
+        message += f": {detail}"
+    rec = schema.case(function=function, module=module, case_id=case_id, params={}, outcome="failed",
+                      category=category, message=message, category_source="supervisor", **fields)
+    version = (store.read(cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
+    annotation = clf.annotated(clf.load_annotations(cfg.annotations_path()), case_id, cfg.device, version)
+    if annotation is not None:
+        rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
+    return rec
+
+
+def interrupted(end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str, Any]:
+    """The record of the case in flight when the run was stopped: no result; a resumed run runs it again."""
+    case_id, function = end.in_flight  # type: ignore[misc]
+    return schema.case(function=function, module=module, case_id=case_id, params={}, outcome="interrupted",
+                       category_source="supervisor",
+                       message="the run was stopped while this case ran; --resume runs it again", **fields)

@@ -1,0 +1,108 @@
+"""A cell's next repeat starts up on standby while the current one runs (runner/backends/process.py, the supervisor's
+stand_by): its worker imports the framework and collects its cases on the CPU the running worker leaves free, and
+the repeat's wall begins when it is told to go. Told to go, it is a repeat like any other; discarded, it writes
+nothing. And a worker whose session has ended exits without the interpreter's teardown, its log complete."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import config, runner_cli
+
+pytestmark = pytest.mark.slow
+
+
+def _read(path: Path) -> tuple[dict, list[dict], dict]:
+    from portability_harness.records import store
+
+    contents = store.read(str(path))
+    return contents.header, contents.cases, contents.footer
+
+
+def test_the_next_repeat_starts_up_on_standby_and_is_then_a_repeat_like_the_first(venv_for, tmp_path):
+    venv_for("torch-cpu")
+    out = tmp_path / "run"
+    proc = runner_cli("bench", "--image", "torch-cpu", "--backend", "local", "--functions", "torch.sum",
+                      "--functions", "torch.zeros", "--repeats", "3", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first, second, third = (_read(out / f"torch-cpu-current-r{r}.jsonl") for r in (1, 2, 3))
+    # The first repeat's worker started with it; the others' before their repeat began, told to go at its start.
+    assert "standby" not in first[2]["workers"][0]
+    assert first[2]["workers"][0]["spawned"] >= first[2]["supervisor_started_at"]
+    for header, cases, footer in (second, third):
+        (worker,) = footer["workers"]
+        assert worker["standby"] is True
+        assert worker["spawned"] < footer["supervisor_started_at"] <= worker["running"], footer
+        # It waited on the CPUs the running worker left free, then moved to the worker's: the header says where
+        # its cases ran, the same CPUs as the first repeat's.
+        assert header["cpus"] == first[0]["cpus"]
+        assert footer["spares_taken"] == 0  # a standby is not a spare that replaced a lost worker
+        assert sorted(c["case_id"] for c in cases) == sorted(c["case_id"] for c in first[1])
+        assert footer["counts"] == first[2]["counts"]
+    # Each repeat started after the one before had ended: nothing of two repeats was measured side by side.
+    assert first[2]["supervisor_ended_at"] <= second[2]["supervisor_started_at"]
+    assert second[2]["supervisor_ended_at"] <= third[2]["supervisor_started_at"]
+    # The worker exits at once after its session, and its log still ends with pytest's summary.
+    log = (out / "torch-cpu-current-r2.log").read_text()
+    assert f"{first[2]['counts']['passed']} passed" in log.strip().splitlines()[-1], log[-500:]
+
+
+def _processes_naming(path: str) -> list[int]:
+    """The processes whose command line or environment names `path` (a file no other process knows of)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        for what in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{pid}/{what}", "rb") as f:
+                    if path.encode() in f.read():
+                        found.append(int(pid))
+                        break
+            except OSError:
+                pass
+    return found
+
+
+def test_a_standby_not_needed_ends_with_its_worker_and_writes_nothing(venv_for, tmp_path):
+    from portability_harness.protocol import log_path
+    from runner.backends.process import Harness
+
+    env = venv_for("torch-cpu")
+    out = tmp_path / "torch-cpu-current-r2.jsonl"
+    standby = env.standby(config(out, "torch", functions=["torch.sum"], repeat=2))
+    assert isinstance(standby, Harness)
+    config_path = standby.proc.args[3]
+    deadline = time.monotonic() + 120
+    # Its supervisor (the config's path its argument) and the worker it started (the path in its environment).
+    while len(_processes_naming(config_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_processes_naming(config_path)) == 2
+    standby.discard()
+    assert standby.proc.returncode == 0
+    assert _processes_naming(config_path) == []
+    assert not out.exists() and not Path(log_path(str(out))).exists()
+
+
+def test_the_first_repeat_of_the_next_cell_starts_up_ahead_too(venv_for, tmp_path):
+    import re
+
+    from conftest import ROOT
+
+    venv_for("jax-cpu"), venv_for("torch-cpu")  # built (a cell whose venv is not built yet starts up in its time)
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "torch"]\n'
+                  'devices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2\n\n', (ROOT / "matrix.toml").read_text())
+    (tmp_path / "matrix.toml").write_text(text)
+    out = tmp_path / "run"
+    proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick",
+                      "--functions", "jax.numpy.add", "--functions", "torch.sum", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    repeats = sorted((_read(path) for path in out.glob("*.jsonl")), key=lambda r: r[2]["supervisor_started_at"])
+    assert [(h["framework"], h["repeat"]) for h, _, _ in repeats] in (
+        [("jax", 1), ("jax", 2), ("torch", 1), ("torch", 2)], [("torch", 1), ("torch", 2), ("jax", 1), ("jax", 2)])
+    # Only the run's first repeat started up in its own time; each began once the one before had ended.
+    assert ["standby" in f["workers"][0] for _, _, f in repeats] == [False, True, True, True]
+    for (_, _, before), (header, cases, after) in zip(repeats, repeats[1:]):
+        assert before["supervisor_ended_at"] <= after["supervisor_started_at"]
+        assert cases and all(c["outcome"] == "passed" for c in cases), cases
