@@ -106,3 +106,22 @@ def test_the_first_repeat_of_the_next_cell_starts_up_ahead_too(venv_for, tmp_pat
     for (_, _, before), (header, cases, after) in zip(repeats, repeats[1:]):
         assert before["supervisor_ended_at"] <= after["supervisor_started_at"]
         assert cases and all(c["outcome"] == "passed" for c in cases), cases
+
+
+def test_a_standby_stopped_by_a_signal_ends_with_its_worker_and_writes_nothing(venv_for, tmp_path):
+    # The host killed outright: its standby gets SIGTERM (the death signal it was started with).
+    import signal
+
+    from portability_harness.protocol import log_path
+
+    out = tmp_path / "torch-cpu-current-r2.jsonl"
+    standby = venv_for("torch-cpu").standby(config(out, "torch", functions=["torch.sum"], repeat=2))
+    config_path = standby.proc.args[3]
+    deadline = time.monotonic() + 120
+    while len(_processes_naming(config_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    standby.proc.send_signal(signal.SIGTERM)
+    assert standby.proc.wait(60) == 128 + signal.SIGTERM
+    standby.discard()
+    assert _processes_naming(config_path) == []
+    assert not out.exists() and not Path(log_path(str(out))).exists()

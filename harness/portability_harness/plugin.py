@@ -49,9 +49,6 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest.register_assert_rewrite("_support")
     _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
-    # Registered before the framework is imported, so that it runs after the atexit handlers of everything the
-    # worker imports and before the interpreter's own teardown (atexit is last in, first out).
-    atexit.register(_worker.exit_without_teardown)
     _worker.start()
     _worker.times["imported"] = time.time()
 
@@ -311,6 +308,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _worker.writer.sync()  # on the disk before the supervisor writes the footer
         _worker.emit(Finished())
         _worker.session = session
+        # Registered last, so that it runs first (atexit is last in, first out): before the handlers of what the
+        # worker imported (JAX's frees every executable it compiled: 3.5 s of a JAX repeat) and the teardown.
+        atexit.register(_worker.exit_without_teardown)
 
 
 

@@ -6,9 +6,8 @@ knows which one was running from the worker's events), ends every process of the
 a new worker, and the new worker skips every case already in the results file, exactly as `--resume` does
 after a killed run. Where cases kill workers often (a census: a framework that aborts on generated inputs), the
 framework's import would dominate, so once a census has lost a worker the supervisor keeps a spare one
-started, its framework imported and its cases collected, that takes over the moment the running one dies. The
-host's next repeat starts the same way while the current one runs (stand_by), so that a repeat's wall holds no
-framework import where a CPU is free beside the running worker.
+started, its framework imported and its cases collected, that takes over the moment the running one dies; the
+host's next repeat starts up the same way while the current one runs (stand_by).
 SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
 `interrupted` (a resumed run runs it again). The results file is locked for the run's life.
 What concerns the worker only as a child process (how it ended, its log, ending it) is worker_process.py's.
@@ -199,6 +198,7 @@ class Supervisor:
         self.interrupted = signum
         self.kill_worker()
         self.end_spare()
+        self.end_standby()
         if self.standing_by:  # nothing runs or was written yet; the wait for the host's line ends here
             raise SystemExit(128 + signum)
 

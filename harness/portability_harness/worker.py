@@ -76,11 +76,11 @@ class Worker:
                 self.write_record(rec)
 
     def exit_without_teardown(self) -> None:
-        """A worker whose session has ended ends at once with pytest's status: the interpreter's teardown (freeing
-        the framework's objects, its libraries' static destructors) took 1.5 s of a torch repeat and 3.7 s of a JAX
-        one after the last record, and nothing of a finished worker is needed after it (the records are on the
-        disk, the log is flushed here, the supervisor ends what cases started, and their temporary files go with
-        the repeat's folder). A worker that ended before its session did (an error in start-up) ends as usual."""
+        """A worker whose session has ended ends at once with pytest's status: the frameworks' exit handlers and the
+        interpreter's teardown (freeing the framework's objects, its libraries' static destructors) took 1.5 s of
+        a torch repeat and 3.5 s of a JAX one after the last record, and nothing of a finished worker is needed
+        after it (the records are on the disk, the log is flushed here, the supervisor ends what cases started,
+        and their temporary files go with the repeat's folder)."""
         if self.session is None:
             return
         for stream in (sys.stdout, sys.stderr):
