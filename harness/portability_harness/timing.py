@@ -14,10 +14,6 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from portability_harness.stats import median_ci, quartiles
 
 clock = time.perf_counter
-# The timed calls read the same clock in integer nanoseconds: a difference of two floats near the clock's value
-# (seconds since boot) carries binary noise in its last digits, which JSON then writes out in full (21
-# characters a sample instead of 9: half of a record's size and of its encoding time).
-clock_ns = time.perf_counter_ns
 # Raw samples kept in a record: a fast op gives tens of thousands, and writing them all would cost
 # more than the case itself. Statistics use every sample; the record keeps an evenly strided subset.
 STORED_SAMPLES = 1000
@@ -88,7 +84,7 @@ class Measurement:
         stride = -(-len(samples) // STORED_SAMPLES) if samples else 1
         return {
             "cold_s": self.cold_s,
-            "warm_samples_s": samples[::stride],
+            "warm_samples_s": [_to_ns(s) for s in samples[::stride]],
             "warm_count": len(samples),
             "warm_median_s": med,
             "warm_q1_s": q1,
@@ -101,6 +97,14 @@ class Measurement:
             "compiled": self.compiled,
             "recompiles": self.recompiles,
         }
+
+
+def _to_ns(seconds: float) -> float:
+    """A sample as the clock gave it, to the nanosecond: a difference of two floats near the clock's value (seconds
+    since boot) carries binary noise in its last digits, which JSON would write out in full (21 characters a
+    sample instead of about 9: half of a record's size and of its encoding time). The statistics use the
+    samples as measured."""
+    return round(seconds * 1e9) / 1e9
 
 
 def relative_half_width(ci: Optional[Tuple[float, float]], median: float) -> float:
@@ -128,10 +132,10 @@ def measure(
     begun = clock()
     prepare = setup or (lambda: None)
     prepare()
-    t0 = clock_ns()
+    t0 = clock()
     first = call()
     sync(first)
-    measurement = Measurement(cold_s=(clock_ns() - t0) / 1e9)
+    measurement = Measurement(cold_s=clock() - t0)
     if policy.single_call:
         measurement.warm_samples_s = [measurement.cold_s]
         measurement.stop = policy.name
@@ -152,17 +156,17 @@ def measure(
                 break
         samples = measurement.warm_samples_s
         compiled_before = counter()
-        start = clock_ns()
+        start = clock()
         look = policy.min_count
         while True:
             prepare()
-            t0 = clock_ns()
+            t0 = clock()
             out = call()
             sync(out)
             del out
-            t1 = clock_ns()
-            samples.append((t1 - t0) / 1e9)
-            elapsed = (t1 - start) / 1e9
+            t1 = clock()
+            samples.append(t1 - t0)
+            elapsed = t1 - start
             if len(samples) >= policy.min_count and elapsed >= policy.min_time_s:
                 if policy.precision is None:
                     measurement.stop = policy.name
