@@ -80,12 +80,10 @@ class Ahead:
         """The standby of this repeat, if it was started ahead (one of another repeat of the cell is discarded;
         the next cell's is kept for it)."""
         started = self.started
-        if started is None or started.cell.key != cell.key:
-            return None
-        self.started = None
-        if started.repeat == repeat:
+        if started is not None and started.cell.key == cell.key and started.repeat == repeat:
+            self.started = None
             return started.standby
-        started.standby.discard()
+        self.drop(cell)
         return None
 
     def drop(self, cell: Cell) -> None:

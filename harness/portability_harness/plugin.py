@@ -313,7 +313,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         atexit.register(_worker.exit_without_teardown)
 
 
-
 @pytest.fixture
 def device() -> Any:
     """The framework's own handle for the cell's device (torch.device, jax.Device, TF device string)."""

@@ -68,8 +68,9 @@ class Worker:
         cpus = os.environ.pop(ENV_WORKER_CPUS, "")
         if cpus:  # it started up beside the running worker, on the supervisor's CPUs
             processes.move_to(int(c) for c in cpus.split(","))
-        self.done = store.read(self.cfg.out).done
-        self.open()
+        contents = store.read(self.cfg.out)  # once: a census's results file runs to megabytes
+        self.done = contents.done
+        self.open(contents.header)
         waiting, self.waiting = self.waiting, []
         for rec in waiting:  # what its collection found (a module that does not import), unless recorded by now
             if rec["case_id"] not in self.done:
@@ -113,12 +114,12 @@ class Worker:
         self.numerics = self.adapter.numerics(self.cfg.numerics)
         self.header = self._header()  # (the package list, the catalog: a spare makes it before its turn)
         if ENV_GO_FD not in os.environ:  # a spare writes nothing before it is told to take over (wait_for_turn)
-            self.open()
+            self.open(store.read(self.cfg.out).header)
 
-    def open(self) -> None:
-        """The results file: its header checked against this worker's (a resumed run), or written."""
+    def open(self, existing: Optional[Dict[str, Any]]) -> None:
+        """The results file: its `existing` header checked against this worker's (a resumed run), or this one's
+        written."""
         header = dict(self.header, cpus=_cpus())  # a spare has moved to the worker's CPUs by now
-        existing = store.read(self.cfg.out).header
         if existing is not None:
             why = schema.incompatibility(existing, header)
             if why:

@@ -33,10 +33,16 @@ class Harness:
         self._tmp = tempfile.TemporaryDirectory(prefix="runner-harness-")
         path = config.write(os.path.join(self._tmp.name, "config.json"))
         self._stderr = open(os.path.join(self._tmp.name, "stderr"), "w+b")
-        self.proc = subprocess.Popen([python, "-m", "portability_harness", path] + ["--standby"] * standby,
-                                     cwd=out_dir, stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, env=dict(env, PYTHONUNBUFFERED="1"),
-                                     preexec_fn=processes.own_session(signal.SIGTERM))
+        try:
+            self.proc = subprocess.Popen([python, "-m", "portability_harness", path] + ["--standby"] * standby,
+                                         cwd=out_dir, stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=self._stderr,
+                                         env=dict(env, PYTHONUNBUFFERED="1"),
+                                         preexec_fn=processes.own_session(signal.SIGTERM))
+        except BaseException:  # an interpreter gone since it was checked: nothing of this one is left behind
+            self._stderr.close()
+            self._tmp.cleanup()
+            raise
 
     def events(self) -> Iterator[Event]:
         """The run's events, from now (a standby is told to go first)."""
