@@ -2,7 +2,11 @@
 the worker is replaced, and every normal case before and after it still passes."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from conftest import FAULT_CASES, cases_of, config, harness
+from portability_harness.protocol import log_path
 from portability_harness.records import store
 
 EXPECTED = {
@@ -37,6 +41,11 @@ def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
     assert "SIGSEGV" in cases["test_segfault"]["message"]
     assert "SIGABRT" in cases["test_abort"]["message"]
     assert "status 7" in cases["test_os_exit"]["message"]
+    # What a case wrote before it killed its worker is in the log (the worker does not capture cases' output).
+    log = Path(log_path(str(tmp_path / "faults.jsonl"))).read_text()
+    assert "test_segfault: about to read address 0" in log
+    # Before the hung worker was killed, its stacks went to the log: the main thread's ends in the hanging case.
+    assert re.search(r'File ".*test_faults\.py", line \d+ in test_hang', log), log[-3000:]
 
 
 def test_after_a_sticky_device_error_the_next_case_runs_in_a_new_worker(venv_for, tmp_path):

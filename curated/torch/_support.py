@@ -15,6 +15,9 @@ import torch
 # assert_close imports torch.distributed.tensor on its first call (0.8 s on a 2-core VM): made here, while the
 # cases are collected (before a repeat's start where the worker started up ahead), not in the first case's check.
 torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
+# Likewise an optimizer's constructor imports torch._dynamo (and what it pulls in: 0.5 s, 300 modules) on first use
+# in recent releases, which landed in the inputs of whichever optimizer case ran first.
+torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
 
 # ---- ids, dtypes, devices -----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ calls; the worker's state, its start-up and the records they write are worker.py
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import os
 import re
 import sys
@@ -20,7 +21,7 @@ from portability_harness import classify as clf
 from portability_harness import divergence, processes, run_order
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
-from portability_harness.protocol import ENV_CONFIG, Config, Finished, Plan, Start
+from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
 from portability_harness.timing import calibrate, measure
 from portability_harness.worker import Worker
 from portability_harness.worker_process import RETIRED
@@ -29,6 +30,7 @@ _MISSING_PREFIX = "missing_api: "
 
 _worker: Optional[Worker] = None
 _adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
+_running: Optional[set] = None  # the worker's processes after the last case ended (one /proc scan a case, not two)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,6 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if ENV_CONFIG not in os.environ:
         return  # loaded outside a cell run (e.g. by the project's own tests): fixtures are inert
     cfg = Config.read(os.environ[ENV_CONFIG])
+    # Where a case hangs: the supervisor asks for every thread's stack in the log before it kills the worker.
+    faulthandler.register(DUMP_SIGNAL, file=sys.stderr, all_threads=True)
     # The curated modules of a framework share helpers in curated/<framework>/_support.py; pytest's
     # importlib mode puts no test folder on sys.path, so the worker does (one framework per worker).
     sys.path.insert(0, os.path.join(os.path.abspath(cfg.curated_root), cfg.framework))
@@ -124,6 +128,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
+    global _running
     w = _worker
     if w is None:
         yield
@@ -132,7 +137,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     w.emit(Start(case_id=state.case_id, function=state.function))
     state.began_at = time.time()
     state.mark("start")
-    before = _started_processes()
+    # The processes running before the case: those the last case left (nothing starts any between cases).
+    before = _running if _running is not None else _started_processes()
     state.calibration_s = calibrate()
     state.mark("calibrated")
     t0 = time.perf_counter()
@@ -141,7 +147,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     duration = time.perf_counter() - t0
     # A case that started processes (a server, a pool, a forked child) must not leave them running into the
     # next case or past the run: end what this case started.
-    processes.kill(_started_processes() - before - {os.getpid()}, collect=True)
+    now = _started_processes()
+    started = now - before - {os.getpid()}
+    processes.kill(started, collect=True)
+    _running = now - started
     fields: Dict[str, Any] = {}
     if state.missing is not None:
         outcome, message = "missing_api", state.missing

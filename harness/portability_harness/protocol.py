@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
 from dataclasses import asdict, dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar, Dict, List, Optional, Type
@@ -31,6 +32,10 @@ ENV_EVENTS_FD = "PORTABILITY_HARNESS_EVENTS_FD"
 # it is told to take over; it then moves to the worker's CPUs, which this names ("1,2,3").
 ENV_GO_FD = "PORTABILITY_HARNESS_GO_FD"
 ENV_WORKER_CPUS = "PORTABILITY_HARNESS_WORKER_CPUS"
+# The supervisor sends this to a worker whose case outlives the timeout; the worker's faulthandler writes every
+# thread's stack to its log then, which pytest's own faulthandler timeout did by starting and stopping a watchdog
+# thread around every case (0.2 ms a case).
+DUMP_SIGNAL = signal.SIGUSR1
 
 
 class Exit(IntEnum):

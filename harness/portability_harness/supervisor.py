@@ -19,7 +19,6 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
@@ -29,10 +28,12 @@ from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
-from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, kill_session,
-                                                log_tail, tell_to_go)
+from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, dump_stacks,
+                                                kill_session, log_tail, pytest_command, tell_to_go)
 
-GRACE_S = 5.0  # beyond the per-case timeout, for pytest's own traceback dump before the kill
+# A case past the per-case timeout is sent protocol.DUMP_SIGNAL (the worker's faulthandler writes every thread's stack to
+# the log: where it hung) and killed this long after.
+DUMP_GRACE_S = 1.0
 # A worker imports the framework and collects every module before its first case: that start-up is
 # bounded by this (or the per-case timeout, if longer), not by the per-case timeout, which may be short.
 STARTUP_S = 600.0
@@ -42,7 +43,6 @@ DEVICE_STARTUP_S = 3600.0
 RELEASE_WAIT_S = 120.0  # for the last worker's processes to be gone before a new one opens an exclusive device
 LOCK_WAIT_S = 15.0  # for the harness of a run stopped a moment ago to record its case in flight and exit
 WATCH_S = 0.5  # how often the worker's memory is read when the cell has a limit (a /proc scan, ~2 ms)
-_INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
 
 
 class Supervisor:
@@ -93,23 +93,7 @@ class Supervisor:
             self.emit(Notice(message=f"dropped a torn last line of {self.cfg.out} ({len(torn)} bytes)"))
 
     def worker_command(self) -> List[str]:
-        return [
-            sys.executable, "-m", "pytest",
-            # The curated root is the rootdir and the limit of conftest discovery: a conftest.py of a
-            # project the curated folder sits in is never loaded into the worker.
-            "-c", _INI, "--rootdir", os.path.abspath(self.cfg.curated_root),
-            "--confcutdir", os.path.abspath(self.cfg.curated_root),
-            # A module that cannot be imported is recorded by the plugin; the others still run.
-            "--continue-on-collection-errors",
-            "-p", "portability_harness.plugin", "--import-mode=importlib", "-q", "-rN",
-            # The log keeps each failure's traceback, in Python's own format: pytest's long format (source, the
-            # fixtures' reprs) took 0.1-0.7 s a failure in TensorFlow's deep traces, half a compiled TF repeat.
-            "--tb=native",
-            # pytest's faulthandler dumps every thread's stack when a case outlives the timeout: the
-            # log then shows where it hung before the supervisor kills the worker.
-            "-o", f"faulthandler_timeout={self.cfg.timeout_s}",
-            *[os.path.abspath(p) for p in self.case_paths()],
-        ]
+        return pytest_command(self.cfg.curated_root, self.case_paths())
 
     def case_paths(self) -> List[str]:
         """What the worker collects: the curated modules, or for a census the one module that generates its
@@ -310,13 +294,15 @@ class Supervisor:
         # Until the worker's plan: its start-up.
         limit = max(self.cfg.timeout_s, DEVICE_STARTUP_S if self.cfg.device in ("cuda", "tpu") else STARTUP_S)
         timed_out = finished = progressed = False
+        dumped = None  # the `started` whose case was asked for its stacks (once per case past its timeout)
         memory: Optional[int] = None
         error = None
         buffer = b""
         watched = time.monotonic()
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
-                wait = max(0.0, started + limit + GRACE_S - time.monotonic())
+                grace = DUMP_GRACE_S if dumped == started else 0.0
+                wait = max(0.0, started + limit + grace - time.monotonic())
                 ready, _, _ = select.select([pipe], [], [], min(wait, WATCH_S) if limit_bytes else wait)
                 # Every WATCH_S, not at every event: a fast cell sends a hundred events a second, and each scan of
                 # /proc costs ~2 ms of the CPU left to the supervisor and the host.
@@ -328,13 +314,19 @@ class Supervisor:
                         self.kill_worker()
                         break
                 if not ready:
-                    if time.monotonic() < started + limit + GRACE_S:
+                    if time.monotonic() < started + limit + grace:
                         continue  # only the memory watch woke
+                    if in_flight is not None and dumped != started:
+                        dumped = started  # a case hangs: its stacks to the log first, the kill a second later
+                        dump_stacks(self.proc)
+                        continue
                     timed_out = True
                     self.kill_worker()
                     break
                 chunk = pipe.read(65536)
                 if not chunk:
+                    # A worker ended by the stack dump's signal (one that could not dump: no handler yet) timed out.
+                    timed_out = dumped == started
                     break
                 buffer += chunk
                 *lines, buffer = buffer.split(b"\n")

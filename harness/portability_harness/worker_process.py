@@ -10,11 +10,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from portability_harness import processes
-from portability_harness.protocol import Error
+from portability_harness.protocol import DUMP_SIGNAL, Error
 
 _GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] ")  # "F0000 00:00:1795489553.083221 7347 x.cc:52] ..."
 _FAULTHANDLER = re.compile(r"Fatal Python error")
@@ -46,6 +47,14 @@ def kill_session(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         members.add(proc.pid)
     processes.kill(members)
+
+
+def dump_stacks(proc: subprocess.Popen) -> None:
+    """Ask a worker for every thread's stack in its log (it may have ended meanwhile)."""
+    try:
+        os.kill(proc.pid, DUMP_SIGNAL)
+    except ProcessLookupError:
+        pass
 
 
 def discard_spare(spare: Spawned) -> None:
@@ -117,3 +126,31 @@ def log_tail(log_path: str) -> str:
             if found:
                 return line[found.start():][:300]
     return lines[-1][:300] if lines else ""
+
+
+# pytest.ini beside this module: the worker's settings, never a project's.
+_INI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest.ini")
+
+
+def pytest_command(curated_root: str, case_paths: List[str]) -> List[str]:
+    """The worker's command line: pytest with the harness's plugin over the cases' files."""
+    return [
+        sys.executable, "-m", "pytest",
+        # The curated root is the rootdir and the limit of conftest discovery: a conftest.py of a
+        # project the curated folder sits in is never loaded into the worker.
+        "-c", _INI, "--rootdir", os.path.abspath(curated_root),
+        "--confcutdir", os.path.abspath(curated_root),
+        # A module that cannot be imported is recorded by the plugin; the others still run.
+        "--continue-on-collection-errors",
+        "-p", "portability_harness.plugin", "--import-mode=importlib", "-q", "-rN",
+        # The log keeps each failure's traceback, in Python's own format: pytest's long format (source, the
+        # fixtures' reprs) took 0.1-0.7 s a failure in TensorFlow's deep traces, half a compiled TF repeat.
+        "--tb=native",
+        # No output capture: what a case prints goes straight to the log, and stays there when the worker
+        # dies mid-case (captured, it died with the worker's temporary file). Capturing and reading back
+        # stdout and stderr around each of a case's three phases cost 0.1-0.2 ms a case. The log keeps the
+        # passing cases' output too (a TensorFlow repeat's: 0.9 MB, mostly its graph-mode "never used"
+        # notices); the capsys and capfd fixtures still capture for the cases that read their output.
+        "--capture=no",
+        *[os.path.abspath(p) for p in case_paths],
+    ]
