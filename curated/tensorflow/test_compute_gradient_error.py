@@ -81,6 +81,10 @@ def test_gradient_error_gather(bench, device, nested):
 @pytest.mark.parametrize("op,bound", [("mul", 2e-4), ("conj", 2e-5)], ids=["complex_mul", "complex_conj"])
 def test_gradient_error_complex(bench, device, op, bound):
     # testComplexMul / testComplexConj: complex64 scalars, real and imaginary parts checked apart.
+    # The checker draws x's value from NumPy's global generator; upstream's TestCase.setUp seeds it with TF's
+    # DEFAULT_GRAPH_SEED. Unseeded, the draw depended on the cases run before (30 % of draws exceed the bound).
+    np.random.seed(87654321)
+
     def build(graph):
         x = tf.constant(11 - 13j, dtype=tf.complex64)
         y = tf.constant(5 + 7j, dtype=tf.complex64) * x if op == "mul" else tf.math.conj(x)
