@@ -31,8 +31,8 @@ from portability_harness.records import schema, store
 from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, dump_stacks,
                                                 kill_session, log_tail, pytest_command, tell_to_go)
 
-# A case past the per-case timeout is sent protocol.DUMP_SIGNAL (the worker's faulthandler writes every thread's stack to
-# the log: where it hung) and killed this long after.
+# A case past the per-case timeout is sent protocol.DUMP_SIGNAL (the worker's faulthandler writes every thread's
+# stack to the log: where it hung) and killed this long after.
 DUMP_GRACE_S = 1.0
 # A worker imports the framework and collects every module before its first case: that start-up is
 # bounded by this (or the per-case timeout, if longer), not by the per-case timeout, which may be short.
