@@ -27,8 +27,8 @@ def fault_run(env, out, framework: str, module: str, **fields) -> tuple[list[dic
 
 
 def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
-    events, cases = fault_run(venv_for("torch-cpu"), tmp_path / "faults.jsonl", "torch", "test_faults.py",
-                              timeout_s=3)
+    out = tmp_path / "faults.jsonl"
+    events, cases = fault_run(venv_for("torch-cpu"), out, "torch", "test_faults.py", timeout_s=3)
     assert len(cases) == 11  # each case exactly once
     for name, category in EXPECTED.items():
         assert cases[name]["outcome"] == "failed", cases[name]
@@ -42,7 +42,7 @@ def test_faults_are_recorded_and_the_run_goes_on(venv_for, tmp_path):
     assert "SIGABRT" in cases["test_abort"]["message"]
     assert "status 7" in cases["test_os_exit"]["message"]
     # What a case wrote before it killed its worker is in the log (the worker does not capture cases' output).
-    log = Path(log_path(str(tmp_path / "faults.jsonl"))).read_text()
+    log = Path(log_path(str(out))).read_text()
     assert "test_segfault: about to read address 0" in log
     # Before the hung worker was killed, its stacks went to the log: the main thread's ends in the hanging case.
     assert re.search(r'File ".*test_faults\.py", line \d+ in test_hang', log), log[-3000:]

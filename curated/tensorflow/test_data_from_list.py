@@ -4,19 +4,9 @@ tf.data runs its pipelines on the host."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _support import values_of
 
 pytestmark = pytest.mark.function("tf.data.experimental.from_list", decile=60, top20=False)
-
-
-def _elements(dataset):
-    """The elements as Python values, read in batches (from_list's elements share one structure and shape, so a
-    batch splits back into them exactly): one NumPy array per component and 1000 elements, not an eager tensor
-    per element (the 1000 scalars took 0.2 s one at a time)."""
-    out = []
-    for batch in dataset.batch(1000).as_numpy_iterator():
-        components = tf.nest.flatten(batch)
-        out += [tf.nest.pack_sequence_as(batch, [c[i].tolist() for c in components]) for i in range(len(components[0]))]
-    return out
 
 
 @pytest.mark.parametrize("n", [1, 3, 1000])
@@ -27,7 +17,7 @@ def test_from_list_scalars(bench, device, n):
         dataset = bench(tf.data.experimental.from_list, elements)
     assert dataset.element_spec == tf.TensorSpec([], tf.int32)
     assert int(dataset.cardinality()) == n
-    assert _elements(dataset) == elements
+    assert values_of(dataset) == elements
 
 
 def test_from_list_tuples(bench, device):
@@ -36,7 +26,7 @@ def test_from_list_tuples(bench, device):
     with tf.device(device):
         dataset = bench(tf.data.experimental.from_list, elements)
     assert [s.shape.as_list() for s in dataset.element_spec] == [[], []]
-    assert [tuple(e) for e in _elements(dataset)] == elements
+    assert [tuple(e) for e in values_of(dataset)] == elements
 
 
 def test_from_list_dicts(bench, device):
@@ -48,7 +38,7 @@ def test_from_list_dicts(bench, device):
     spec = dataset.element_spec
     assert spec["foo"].dtype == tf.int32 and spec["bar"].dtype == tf.float32
     assert spec["foo"].shape.as_list() == [3] and spec["bar"].shape.as_list() == [3, 1]
-    assert _elements(dataset) == elements
+    assert values_of(dataset) == elements
 
 
 def test_from_list_unsigned(bench, device):
@@ -81,7 +71,7 @@ def test_from_list_name(bench, device):
     # testName: the name argument.
     with tf.device(device):
         dataset = bench(tf.data.experimental.from_list, [42], name="from_list")
-    assert _elements(dataset) == [42]
+    assert values_of(dataset) == [42]
 
 
 def test_from_list_then_batch(bench, device):

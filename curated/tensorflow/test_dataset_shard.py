@@ -4,14 +4,9 @@ The timed call is the unbound method on a dataset; each case then iterates the s
 pipelines on the host."""
 import pytest
 import tensorflow as tf
+from _support import values_of
 
 pytestmark = pytest.mark.function("tf.data.Dataset.shard", decile=70, top20=False)
-
-
-def _read(ds):
-    """A dataset of scalars as a list, read in batches (which keep the elements and their order): one NumPy array
-    per 1000 elements, not an eager tensor each (the partitions' 1000 elements took 0.1-0.2 s a case)."""
-    return [x for batch in ds.batch(1000).as_numpy_iterator() for x in batch.tolist()]
 
 
 @pytest.mark.parametrize("n,num_shards,index,expected", [
@@ -45,7 +40,7 @@ def test_shard_partition(bench, device, num_shards):
     # All shards together are a partition of the dataset, each in order.
     ds = tf.data.Dataset.range(1000)
     first = bench(tf.data.Dataset.shard, ds, num_shards, 0)
-    shards = [_read(first)] + [_read(ds.shard(num_shards, i)) for i in range(1, num_shards)]
+    shards = [values_of(first)] + [values_of(ds.shard(num_shards, i)) for i in range(1, num_shards)]
     assert sorted(v for s in shards for v in s) == list(range(1000))
     for i, s in enumerate(shards):
         assert s == list(range(i, 1000, num_shards))

@@ -6,18 +6,13 @@ import collections
 
 import pytest
 import tensorflow as tf
+from _support import values_of
 
 pytestmark = pytest.mark.function("tf.data.experimental.shuffle_and_repeat", decile=40, top20=False)
 
 
-def _read(ds):
-    """The dataset's elements in order, read in batches (which keep the elements and their order): one NumPy
-    array per 1024 elements instead of one per element (the large case's 20,000 took 2.5 s one at a time)."""
-    return [x for batch in ds.batch(1024).as_numpy_iterator() for x in batch.tolist()]
-
-
 def _elements(transform, n=20):
-    return _read(tf.data.Dataset.range(n).apply(transform))
+    return values_of(tf.data.Dataset.range(n).apply(transform))
 
 
 @pytest.mark.parametrize("count", [1, 3, 5])
@@ -63,7 +58,7 @@ def test_shuffle_and_repeat_infinite(bench, device, count):
     with tf.device(device):
         transform = bench(tf.data.experimental.shuffle_and_repeat, buffer_size=5, count=count, seed=3)
         ds = tf.data.Dataset.range(20).apply(transform)
-        out = _read(ds.take(20 * 5))
+        out = values_of(ds.take(20 * 5))
     assert int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY)
     assert collections.Counter(out) == collections.Counter(list(range(20)) * 5)
 
