@@ -41,6 +41,7 @@ class Cell:
     census_undeclared: bool = False
     extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed to the worker beyond existing.PASSED
     compiler: str = "eager"  # protocol.COMPILERS: a compiled cell is keyed and filed apart from the eager one
+    tpu_dtypes: str = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules (xla-cpu cells)
 
     @property
     def memory_limit_mb(self) -> int:
@@ -95,5 +96,5 @@ class Cell:
                       environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
                       precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,
                       census_ops=list(self.census_ops), census_dtypes=list(self.census_dtypes),
-                      census_undeclared=self.census_undeclared, numerics=self.numerics,
+                      census_undeclared=self.census_undeclared, numerics=self.numerics, tpu_dtypes=self.tpu_dtypes,
                       device_facts=devices.facts(self.device))  # read where the cell runs (a Ray node, too)

@@ -43,6 +43,13 @@ class ImageSpec:
     packages: tuple[str, ...]
     find_links: tuple[str, ...] = ()  # package indexes of the device's runtime (libtpu), not versions
     environment: tuple[tuple[str, str], ...] = ()  # set in the image and for the local venv's harness
+    # `packages_of` in image.toml: the image whose packages this one installs, and whose venv it runs in (the TPU
+    # model's tf-xla-cpu is tf-cpu's TensorFlow with another device and environment: one download, one venv).
+    packages_of: str = ""
+
+    @property
+    def venv_name(self) -> str:
+        return self.packages_of or self.name
 
     @property
     def names(self) -> set[str]:
@@ -96,11 +103,17 @@ def load(images_dir: Path, name: str) -> ImageSpec:
         raise UserError(f"unknown image {name!r}; choose one of {', '.join(available(images_dir)) or '(none found)'}")
     try:
         data = tomllib.loads(spec_file.read_text())
+        source = _packages_source(images_dir, name, data["packages_of"]) if "packages_of" in data else None
         spec = ImageSpec(name=name, folder=folder, framework=data["framework"], device=data["device"],
-                         packages=tuple(data["packages"]), find_links=tuple(data.get("find_links", ())),
-                         environment=tuple((str(k), str(v)) for k, v in data.get("environment", {}).items()))
+                         packages=source.packages if source else tuple(data["packages"]),
+                         find_links=source.find_links if source else tuple(data.get("find_links", ())),
+                         environment=tuple((str(k), str(v)) for k, v in data.get("environment", {}).items()),
+                         packages_of=source.name if source else "")
     except (tomllib.TOMLDecodeError, KeyError, AttributeError) as e:
-        raise UserError(f"{spec_file}: {e}; it needs framework, device and packages (and [environment] a table)")
+        raise UserError(f"{spec_file}: {e}; it needs framework, device and packages or packages_of (and [environment] "
+                        "a table)")
+    if source and source.framework != spec.framework:
+        raise UserError(f"{spec_file}: packages_of names {source.name}, an image of another framework")
     for key, value, allowed in (("framework", spec.framework, FRAMEWORKS), ("device", spec.device, DEVICE_KINDS)):
         if value not in allowed:
             raise UserError(f"{spec_file}: unknown {key} {value!r}; choose one of {', '.join(allowed)}")
@@ -108,3 +121,12 @@ def load(images_dir: Path, name: str) -> ImageSpec:
     if bad:
         raise UserError(f"{spec_file}: {bad[0]!r} is not a package name (versions belong in matrix.toml)")
     return spec
+
+
+def _packages_source(images_dir: Path, name: str, other: str) -> ImageSpec:
+    """The image whose packages `name` takes (one step: that image must list its own)."""
+    source = load(images_dir, other) if other != name else None
+    if source is None or source.packages_of:
+        raise UserError(f"{images_dir / name / 'image.toml'}: packages_of = {other!r} must name an image that lists "
+                        "its own packages")
+    return source

@@ -4,7 +4,6 @@ Every error names the file, the line where we could find it and the fix, in one 
 """
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -12,9 +11,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from portability_harness.protocol import COMPILERS, DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES, NUMERICS
+from portability_harness.protocol import (COMPILERS, DEFAULT_TIMEOUT_S, DEVICE_KINDS, FRAMEWORKS, MODES, NUMERICS,
+                                         TPU_DTYPES)
 
 from runner.errors import UserError
+from runner.toml_checks import Source, check_choice, check_keys, list_of_str, positive, suggest
 
 DEFAULT_CELL_TIMEOUT_S = 6 * 3600.0  # a container still running after this is killed (docker backend)
 # A cell's worker (its case and what the case started) may hold this much memory: a fraction of the host's
@@ -102,11 +103,13 @@ class CellSettings:
     cell_timeout_s: float
     modes: tuple[str, ...]  # steady, paper, or both (the study's method beside ours, in one run)
     compilers: tuple[str, ...]  # eager, compiled, or both (a cell each)
+    only_compilers: tuple[str, ...] | None  # an override's: the others are excluded cells (the TPU model: eager)
     memory: float | str  # a share of the memory of the machine that runs the cell, or an amount (memory_mb)
     precision: float | None  # steady sampling: the median's interval within this, relative
     confidence: float
     cpus: str
     numerics: str  # protocol.NUMERICS
+    tpu_dtypes: str  # protocol.TPU_DTYPES: the TPU model's dtype rules
     base: str | None  # an override's base image, else the profile's for the device
     excluded: str | None  # the reason, when an exclude matches
 
@@ -130,6 +133,7 @@ class Matrix:
     confidence: float = DEFAULT_CONFIDENCE
     cpus: str = DEFAULT_CPUS
     numerics: str = "strict"
+    tpu_dtypes: str = "current"
     excludes: list[Exclude] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
     environments: list[UserEnvironment] = field(default_factory=list)
@@ -143,6 +147,7 @@ class Matrix:
     def settings(self, image: str, framework: str, device: str, profile: str) -> CellSettings:
         p = self.profile(profile)
         repeats, timeout, base, memory = self.repeats, self.timeout_s, None, self.memory
+        only, tpu_dtypes = None, self.tpu_dtypes
         for o in self.overrides:
             if not o.rule.matches(image, framework, device, profile):
                 continue
@@ -150,12 +155,17 @@ class Matrix:
             p = replace(p, python=str(s.get("python", p.python)), packages={**p.packages, **s.get("packages", {})},
                         find_links=p.find_links + tuple(s.get("find_links", ())))
             repeats, timeout, base = s.get("repeats", repeats), float(s.get("timeout", timeout)), s.get("base", base)
-            memory = s.get("memory", memory)
+            memory, tpu_dtypes = s.get("memory", memory), s.get("tpu_dtypes", tpu_dtypes)
+            only = _as_tuple(s["compiler"]) if "compiler" in s else only
         excluded = next((e.reason for e in self.excludes if e.rule.matches(image, framework, device, profile)), None)
         return CellSettings(profile=p, repeats=repeats, timeout_s=timeout, cell_timeout_s=self.cell_timeout_s,
-                            modes=self.modes, compilers=self.compilers, memory=memory, precision=self.precision,
-                            confidence=self.confidence, cpus=self.cpus, numerics=self.numerics,
+                            modes=self.modes, compilers=self.compilers, only_compilers=only, memory=memory, precision=self.precision,
+                            confidence=self.confidence, cpus=self.cpus, numerics=self.numerics, tpu_dtypes=tpu_dtypes,
                             base=base.format(python=p.python) if base else None, excluded=excluded)
+
+
+def _as_tuple(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
@@ -165,7 +175,7 @@ def _one_or_more(src: Any, section: dict, key: str, allowed: tuple[str, ...], ex
     value = section.get(key, allowed[0])
     values = tuple(value) if isinstance(value, list) else (value,)
     for v in values:
-        _check_choice(src, v, allowed, key, "[matrix]", "matrix")
+        check_choice(src, v, allowed, key, "[matrix]", "matrix")
     if not values or len(set(values)) != len(values):
         raise src.fail(f"{key} = {value!r} names no {key} or one twice", f"write {key} = {example}", key=key,
                        table="matrix")
@@ -173,76 +183,13 @@ def _one_or_more(src: Any, section: dict, key: str, allowed: tuple[str, ...], ex
 
 
 _MATRIX_KEYS = {"frameworks", "devices", "profiles", "include", "repeats", "timeout", "cell_timeout", "mode", "compiler",
-                "memory", "precision", "confidence", "cpus", "numerics"}
+                "memory", "precision", "confidence", "cpus", "numerics", "tpu_dtypes"}
 _PROFILE_KEYS = {"python", "packages", "find_links", "bases", "description"}
 _RULE_KEYS = {"image", "framework", "device", "profile"}
-_OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats", "memory"}
+_OVERRIDE_KEYS = {"python", "packages", "find_links", "base", "timeout", "repeats", "memory", "compiler", "tpu_dtypes"}
 
 
-class _Source:
-    """The text of matrix.toml, to name the line of a problem that tomllib itself does not locate."""
-
-    def __init__(self, path: Path, text: str):
-        self.path, self.lines = path, [l.split("#", 1)[0] for l in text.splitlines()]
-
-    def fail(self, problem: str, fix: str, key: str | None = None, value: str | None = None,
-             table: str | None = None) -> UserError:
-        line = self.line_of(key, value, table)
-        where = f"{self.path.name} line {line}" if line else self.path.name
-        return UserError(f"{where}: {problem}; {fix}")
-
-    def line_of(self, key: str | None, value: str | None, table: str | None) -> int | None:
-        """The first line, from the table's header on, that assigns `key` or quotes `value`."""
-        start = 0
-        if table:
-            header = re.compile(rf"^\s*\[+\s*{re.escape(table)}\s*\]")
-            start = next((i for i, l in enumerate(self.lines) if header.search(l)), 0)
-        patterns = []
-        if key:
-            patterns.append(re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=|\b{re.escape(key)}\s*="))
-        if value:
-            patterns.append(re.compile(rf"[\"']{re.escape(value)}[\"']"))
-        for pattern in patterns:
-            for i in range(start, len(self.lines)):
-                if pattern.search(self.lines[i]):
-                    return i + 1
-        return start + 1 if table else None
-
-
-def _suggest(word: str, allowed) -> str:
-    close = difflib.get_close_matches(word, sorted(allowed), n=1)
-    listed = f"allowed: {', '.join(sorted(allowed))}"
-    return f"did you mean {close[0]!r}? {listed}" if close else listed
-
-
-def _check_keys(src: _Source, table: dict, allowed: set[str], where: str, header: str | None = None) -> None:
-    for key in table:
-        if key not in allowed:
-            raise src.fail(f"unknown key {key!r} in {where}", _suggest(key, allowed), key=key, table=header)
-
-
-def _check_choice(src: _Source, value: Any, allowed, what: str, where: str, header: str | None = None) -> None:
-    if value not in allowed:
-        raise src.fail(f"unknown {what} {value!r} in {where}", _suggest(str(value), allowed), value=str(value),
-                       table=header)
-
-
-def _list_of_str(src: _Source, table: dict, key: str, where: str, header: str | None) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise src.fail(f"{where} {key} must be a list of strings", f'write {key} = ["..."]', key=key, table=header)
-    return value
-
-
-def _positive(src: _Source, table: dict, key: str, default, header: str | None, kind=int):
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (kind is int and value != int(value)):
-        raise src.fail(f"{key} = {value!r} is not a positive {'whole ' if kind is int else ''}number",
-                       f"write e.g. {key} = {default}", key=key, table=header)
-    return kind(value)
-
-
-def _memory(src: _Source, table: dict, header: str) -> float | str:
+def _memory(src: Source, table: dict, header: str) -> float | str:
     value = table.get("memory", DEFAULT_MEMORY)
     fraction = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
     if not (fraction or isinstance(value, str) and _AMOUNT.match(value)):
@@ -251,7 +198,7 @@ def _memory(src: _Source, table: dict, header: str) -> float | str:
     return value
 
 
-def _sampling(src: _Source, section: dict) -> tuple[float | None, float]:
+def _sampling(src: Source, section: dict) -> tuple[float | None, float]:
     precision = section.get("precision", DEFAULT_PRECISION)
     if precision is not False and not (isinstance(precision, float) and 0 < precision < 1):
         raise src.fail(f"precision = {precision!r} is not a fraction such as 0.01 (±1%) or false",
@@ -263,23 +210,23 @@ def _sampling(src: _Source, section: dict) -> tuple[float | None, float]:
     return (None if precision is False else precision), confidence
 
 
-def _rule(src: _Source, body: dict, kind: str, profiles: dict) -> Rule:
+def _rule(src: Source, body: dict, kind: str, profiles: dict) -> Rule:
     rule = Rule(**{k: body.get(k) for k in _RULE_KEYS})
     for key, allowed in (("framework", FRAMEWORKS), ("device", DEVICE_KINDS), ("profile", profiles)):
         if getattr(rule, key) is not None:
-            _check_choice(src, getattr(rule, key), allowed, key, f"[[{kind}]]", kind)
+            check_choice(src, getattr(rule, key), allowed, key, f"[[{kind}]]", kind)
     if rule == Rule():
         raise src.fail(f"an [[{kind}]] matches every cell", "give at least one of image, framework, device, profile",
                        table=kind)
     return rule
 
 
-def _profile(src: _Source, name: str, body: Any) -> Profile:
+def _profile(src: Source, name: str, body: Any) -> Profile:
     where = header = f"profiles.{name}"
     if not isinstance(body, dict):
         raise src.fail(f"profiles.{name} is not a table", f"write [profiles.{name}] with python and packages",
                        key=name)
-    _check_keys(src, body, _PROFILE_KEYS, f"[{where}]", header)
+    check_keys(src, body, _PROFILE_KEYS, f"[{where}]", header)
     if not isinstance(body.get("python"), str) or not re.fullmatch(r"3\.\d+", body["python"]):
         raise src.fail(f"[{where}] needs python = \"3.x\" (a minor version, quoted)", 'write e.g. python = "3.11"',
                        key="python", table=header)
@@ -291,9 +238,9 @@ def _profile(src: _Source, name: str, body: Any) -> Profile:
         raise src.fail(f"[{where}] pins no packages", f"add a [profiles.{name}.packages] table of name = \"version\"",
                        table=header)
     for device in body.get("bases", {}):
-        _check_choice(src, device, DEVICE_KINDS, "device", f"[{where}.bases]", header)
+        check_choice(src, device, DEVICE_KINDS, "device", f"[{where}.bases]", header)
     return Profile(name=name, python=body["python"], packages={k: str(v) for k, v in body["packages"].items()},
-                   find_links=tuple(_list_of_str(src, body, "find_links", f"[{where}]", header)),
+                   find_links=tuple(list_of_str(src, body, "find_links", f"[{where}]", header)),
                    bases=dict(body.get("bases", {})), description=body.get("description", ""))
 
 
@@ -302,7 +249,7 @@ def load(path: Path) -> Matrix:
         text = path.read_text()
     except FileNotFoundError:
         raise UserError(f"{path} not found; run from the project checkout, where matrix.toml is")
-    src = _Source(path, text)
+    src = Source(path, text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -310,24 +257,24 @@ def load(path: Path) -> Matrix:
     tables = ("matrix", "profiles", "exclude", "override", "environment", "sweep")
     for key in data:
         if key not in tables:
-            raise src.fail(f"unknown table or key {key!r}", _suggest(key, tables), key=key, table=key)
+            raise src.fail(f"unknown table or key {key!r}", suggest(key, tables), key=key, table=key)
     profiles = {name: _profile(src, name, body) for name, body in data.get("profiles", {}).items()}
     if not profiles:
         raise src.fail("no [profiles.<name>] table", "define at least one version profile")
     section = data.get("matrix", {})
-    _check_keys(src, section, _MATRIX_KEYS, "[matrix]", "matrix")
+    check_keys(src, section, _MATRIX_KEYS, "[matrix]", "matrix")
     m = Matrix(path=path, profiles=profiles)
-    m.frameworks = _list_of_str(src, section, "frameworks", "[matrix]", "matrix") or m.frameworks
-    m.devices = _list_of_str(src, section, "devices", "[matrix]", "matrix") or m.devices
-    m.matrix_profiles = _list_of_str(src, section, "profiles", "[matrix]", "matrix") or sorted(profiles)[:1]
-    m.include = _list_of_str(src, section, "include", "[matrix]", "matrix")
+    m.frameworks = list_of_str(src, section, "frameworks", "[matrix]", "matrix") or m.frameworks
+    m.devices = list_of_str(src, section, "devices", "[matrix]", "matrix") or m.devices
+    m.matrix_profiles = list_of_str(src, section, "profiles", "[matrix]", "matrix") or sorted(profiles)[:1]
+    m.include = list_of_str(src, section, "include", "[matrix]", "matrix")
     for key, values, allowed in (("framework", m.frameworks, FRAMEWORKS), ("device", m.devices, DEVICE_KINDS),
                                  ("profile", m.matrix_profiles, profiles)):
         for v in values:
-            _check_choice(src, v, allowed, key, f"[matrix] {key}s", "matrix")
-    m.repeats = _positive(src, section, "repeats", m.repeats, "matrix")
-    m.timeout_s = _positive(src, section, "timeout", m.timeout_s, "matrix", float)
-    m.cell_timeout_s = _positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
+            check_choice(src, v, allowed, key, f"[matrix] {key}s", "matrix")
+    m.repeats = positive(src, section, "repeats", m.repeats, "matrix")
+    m.timeout_s = positive(src, section, "timeout", m.timeout_s, "matrix", float)
+    m.cell_timeout_s = positive(src, section, "cell_timeout", m.cell_timeout_s, "matrix", float)
     m.memory = _memory(src, section, "matrix")
     m.modes = _one_or_more(src, section, "mode", MODES, '"steady" or ["steady", "paper"]')
     m.compilers = _one_or_more(src, section, "compiler", COMPILERS, '"eager" or ["eager", "compiled"]')
@@ -337,50 +284,56 @@ def load(path: Path) -> Matrix:
         raise src.fail(f"cpus = {section.get('cpus')!r} is not all, all-but-one or a number of CPUs",
                        'write e.g. cpus = "all-but-one"', key="cpus", table="matrix")
     m.numerics = section.get("numerics", m.numerics)
-    _check_choice(src, m.numerics, NUMERICS, "numerics", "[matrix]", "matrix")
+    check_choice(src, m.numerics, NUMERICS, "numerics", "[matrix]", "matrix")
+    m.tpu_dtypes = section.get("tpu_dtypes", m.tpu_dtypes)
+    check_choice(src, m.tpu_dtypes, TPU_DTYPES, "tpu_dtypes", "[matrix]", "matrix")
     m.environments = [_environment(src, body, profiles) for body in data.get("environment", [])]
     for body in data.get("exclude", []):
-        _check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
+        check_keys(src, body, _RULE_KEYS | {"reason"}, "[[exclude]]", "exclude")
         if not isinstance(body.get("reason"), str):
             raise src.fail("an [[exclude]] has no reason", 'add reason = "why this cell cannot run"', table="exclude")
         m.excludes.append(Exclude(_rule(src, body, "exclude", profiles), body["reason"]))
     for body in data.get("override", []):
-        _check_keys(src, body, _RULE_KEYS | _OVERRIDE_KEYS, "[[override]]", "override")
+        check_keys(src, body, _RULE_KEYS | _OVERRIDE_KEYS, "[[override]]", "override")
         settings = {k: v for k, v in body.items() if k in _OVERRIDE_KEYS}
         if "repeats" in settings:
-            _positive(src, settings, "repeats", 1, "override")
+            positive(src, settings, "repeats", 1, "override")
         if "timeout" in settings:
-            _positive(src, settings, "timeout", DEFAULT_TIMEOUT_S, "override", float)
+            positive(src, settings, "timeout", DEFAULT_TIMEOUT_S, "override", float)
         if "memory" in settings:
             _memory(src, settings, "override")
+        for value in _as_tuple(settings.get("compiler", ())):
+            check_choice(src, value, COMPILERS, "compiler", "[[override]]", "override")
+        if "tpu_dtypes" in settings:
+            check_choice(src, settings["tpu_dtypes"], TPU_DTYPES, "tpu_dtypes", "[[override]]", "override")
         if not isinstance(settings.get("packages", {}), dict):
             raise src.fail("[[override]] packages is not a table", 'write packages = { name = "version" }',
                            key="packages", table="override")
         m.overrides.append(Override(_rule(src, body, "override", profiles), settings))
     for framework, body in data.get("sweep", {}).items():
-        _check_choice(src, framework, FRAMEWORKS, "framework", "[sweep.<framework>]", "sweep")
-        _check_keys(src, body, {"releases", "pick", "devices", "base_profile"}, f"[sweep.{framework}]", "sweep")
+        check_choice(src, framework, FRAMEWORKS, "framework", "[sweep.<framework>]", "sweep")
+        check_keys(src, body, {"releases", "pick", "devices", "base_profile"}, f"[sweep.{framework}]", "sweep")
         if not isinstance(body.get("releases"), str):
             raise src.fail(f"[sweep.{framework}] names no releases", 'write releases = "0.4.13..0.10.2"',
                            table="sweep")
-        _positive(src, body, "pick", 1, "sweep")
-        _check_choice(src, body.get("base_profile", m.matrix_profiles[0]), profiles, "profile",
+        positive(src, body, "pick", 1, "sweep")
+        check_choice(src, body.get("base_profile", m.matrix_profiles[0]), profiles, "profile",
                       f"[sweep.{framework}] base_profile", "sweep")
         m.sweeps[framework] = dict(body)
     return m
 
 
-def _environment(src: _Source, body: dict, profiles: dict) -> UserEnvironment:
-    _check_keys(src, body, {"name", "python", "frameworks", "devices"}, "[[environment]]", "environment")
+def _environment(src: Source, body: dict, profiles: dict) -> UserEnvironment:
+    check_keys(src, body, {"name", "python", "frameworks", "devices"}, "[[environment]]", "environment")
     for key, example in (("name", 'name = "gpu-vm"'), ("python", 'python = "/opt/conda/bin/python"')):
         if not isinstance(body.get(key), str) or not body[key]:
             raise src.fail(f"an [[environment]] has no {key}", f"add {example}", table="environment")
     if body["name"] in profiles:
         raise src.fail(f"[[environment]] name {body['name']!r} is also a profile's", "give the environment its own name",
                        value=body["name"], table="environment")
-    frameworks = _list_of_str(src, body, "frameworks", "[[environment]]", "environment")
-    devices = _list_of_str(src, body, "devices", "[[environment]]", "environment")
+    frameworks = list_of_str(src, body, "frameworks", "[[environment]]", "environment")
+    devices = list_of_str(src, body, "devices", "[[environment]]", "environment")
     for key, values, allowed in (("framework", frameworks, FRAMEWORKS), ("device", devices, DEVICE_KINDS)):
         for v in values:
-            _check_choice(src, v, allowed, key, "[[environment]]", "environment")
+            check_choice(src, v, allowed, key, "[[environment]]", "environment")
     return UserEnvironment(body["name"], body["python"], tuple(frameworks), tuple(devices))

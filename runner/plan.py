@@ -37,6 +37,7 @@ class Options:
     census_dtypes: tuple[str, ...] = ()  # census: canonical dtype names; () all
     census_undeclared: bool = False  # census: also the dtypes the device does not declare
     extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed beyond existing.PASSED (--env)
+    tpu_dtypes: Optional[str] = None  # the TPU model's dtype rules (protocol.TPU_DTYPES); None: matrix.toml's
 
 
 def plan(project: Project, options: Options) -> list[Cell]:
@@ -87,13 +88,18 @@ def _cells(project: Project, options: Options, spec, backend: str, profile: Opti
         except UserError:
             if backend == "docker":
                 raise  # a node left to choose may still run the cell in a venv
+    def excluded(compiler: str) -> Optional[str]:
+        if s.excluded or not s.only_compilers or compiler in s.only_compilers:
+            return s.excluded
+        return f"matrix.toml runs {spec.name} {' and '.join(s.only_compilers)} only (its override's compiler)"
+
     return [Cell(image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
                  timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
                  quick=options.quick, memory=s.memory, precision=s.precision, confidence=s.confidence, cpus=s.cpus,
-                 numerics=s.numerics, functions=functions, base=base, excluded=s.excluded,
-                 blocked=None if s.excluded else blocked, task=options.task, census_ops=options.census_ops,
+                 numerics=s.numerics, functions=functions, base=base, excluded=excluded(compiler),
+                 blocked=None if excluded(compiler) else blocked, task=options.task, census_ops=options.census_ops,
                  census_dtypes=options.census_dtypes, census_undeclared=options.census_undeclared,
-                 extra_env=options.extra_env, compiler=compiler)
+                 extra_env=options.extra_env, compiler=compiler, tpu_dtypes=options.tpu_dtypes or s.tpu_dtypes)
             for mode in ((options.mode,) if options.mode else s.modes)
             for compiler in (options.compilers or s.compilers)]
 

@@ -36,7 +36,8 @@ class Prefetch:
         _to_host_cpus()
         seen = set()
         for cell in self.cells:
-            key = (cell.backend, cell.image.name, cell.profile.name)
+            # images that share a venv (ImageSpec.packages_of) are one environment for a venv; Docker builds each image
+            key = (cell.backend, cell.image.venv_name if cell.backend == "local" else cell.image.name, cell.profile.name)
             if self.stopped.is_set():
                 return
             if key in seen:

@@ -12,7 +12,8 @@ from conftest import ROOT
 from portability_harness.protocol import FRAMEWORKS
 
 from runner import images, matrix
-from runner.backends import docker_engine
+from runner.backends import docker_engine, local
+from runner.errors import UserError
 
 IMAGES, HARNESS = ROOT / "images", ROOT / "harness"
 SPECS = images.specs(IMAGES)
@@ -36,11 +37,36 @@ def env_of(spec: images.ImageSpec) -> dict[str, str]:
 
 def test_every_framework_by_device_has_an_image():
     names = {s.name for s in SPECS}
-    expected = {f"{SHORT[f]}-{d}" for f in FRAMEWORKS for d in ("cpu", "cuda", "tpu")} | {"torch-xla-cpu"}
+    # plus the TPU model on this CPU, one image per framework (device kind xla-cpu)
+    expected = {f"{SHORT[f]}-{d}" for f in FRAMEWORKS for d in ("cpu", "cuda", "tpu", "xla-cpu")}
     assert names == expected
     for s in SPECS:
         assert s.name == f"{SHORT[s.framework]}-{s.device}"
     assert not list(IMAGES.glob("*/Dockerfile")), "every image is built from the one images/Dockerfile"
+
+
+def test_a_model_image_takes_its_cpu_images_packages_and_venv():
+    profile = matrix.load(ROOT / "matrix.toml").profile("current")
+    for name, cpu in (("tf-xla-cpu", "tf-cpu"), ("jax-xla-cpu", "jax-cpu")):
+        model, plain = images.load(IMAGES, name), images.load(IMAGES, cpu)
+        assert model.packages == plain.packages and model.device == "xla-cpu"
+        assert local.venv_path(model, profile) == local.venv_path(plain, profile)  # one download, one venv
+    assert images.load(IMAGES, "tf-xla-cpu").environment == (("TF_XLA_FLAGS", "--tf_xla_enable_xla_devices"),)
+
+
+def test_packages_of_names_an_image_that_lists_its_own(tmp_path):
+    for name, body in (("a", 'framework = "jax"\ndevice = "cpu"\npackages_of = "a"\n'),
+                       ("b", 'framework = "jax"\ndevice = "cpu"\npackages_of = "c"\n'),
+                       ("c", 'framework = "jax"\ndevice = "cpu"\npackages_of = "a"\n'),
+                       ("d", 'framework = "torch"\ndevice = "cpu"\npackages_of = "e"\n'),
+                       ("e", 'framework = "jax"\ndevice = "cpu"\npackages = ["jax"]\n')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "image.toml").write_text(body)
+    for name in ("a", "b"):
+        with pytest.raises(UserError, match="must name an image that lists its own packages"):
+            images.load(tmp_path, name)
+    with pytest.raises(UserError, match="an image of another framework"):
+        images.load(tmp_path, "d")
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)

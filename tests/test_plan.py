@@ -2,6 +2,7 @@
 which beats the defaults; and it says why a cell cannot run."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,23 @@ def test_a_memory_share_is_of_the_machine_that_runs_the_cell_not_the_one_that_pl
     assert c.memory_limit_mb == 4 * 1024
     amount = cells(project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\nmemory = "3GiB"\n' + PROFILE))
     assert amount["jax-cpu/p"].memory_limit_mb == 3 * 1024
+
+
+def test_an_overrides_compiler_excludes_the_others_with_the_reason_and_tpu_dtypes_resolve_once(tmp_path):
+    p = project(tmp_path, '[matrix]\nframeworks = ["jax"]\nprofiles = ["p"]\ninclude = ["jax-xla-cpu"]\n'
+                'compiler = ["eager", "compiled"]\ntpu_dtypes = "2023"\n' + PROFILE +
+                '[[override]]\nimage = "jax-xla-cpu"\ncompiler = "eager"\ntpu_dtypes = "current"\n')
+    both = cells(p)
+    assert both["jax-xla-cpu/p"].runnable and both["jax-cpu/p/compiled"].runnable
+    assert both["jax-xla-cpu/p/compiled"].excluded == "matrix.toml runs jax-xla-cpu eager only (its override's compiler)"
+    assert both["jax-xla-cpu/p"].tpu_dtypes == "current" and both["jax-cpu/p"].tpu_dtypes == "2023"
+    assert cells(p, tpu_dtypes="2023")["jax-xla-cpu/p"].tpu_dtypes == "2023"  # the command line beats both
+    assert both["jax-xla-cpu/p"].config(tmp_path / "o.jsonl", CURATED, 1, "r", False, "", None).tpu_dtypes == "current"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('[matrix]\ntpu_dtypes = "2024"\n', "unknown tpu_dtypes '2024' in [matrix]"),
+    ('[[override]]\nimage = "jax-cpu"\ncompiler = "jit"\n', "unknown compiler 'jit' in [[override]]")])
+def test_a_wrong_tpu_dtypes_or_override_compiler_is_one_line_with_its_line(tmp_path, text, problem):
+    with pytest.raises(UserError, match=r"matrix.toml line \d+: " + re.escape(problem)):
+        project(tmp_path, text + PROFILE)

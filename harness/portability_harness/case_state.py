@@ -28,6 +28,15 @@ class CaseState:
     output: Optional[List[Dict[str, Any]]] = None  # a few values of the output (divergence.digest), for the report
     module: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)  # fields the case adds to its record (record_fields)
+    # The TPU's execution model (tpu_model.py): the [op, dtype] pairs the call executed, those a TPU lacks, the
+    # relative error the TPU's arithmetic would put on the output and what causes it, what the case's check said of
+    # an output moved by it (None: it accepted it, or no probe), and whether that probe is running now.
+    ops: List = field(default_factory=list)
+    gaps: List[str] = field(default_factory=list)
+    risk_error: Optional[float] = None
+    risk_causes: List[str] = field(default_factory=list)
+    risk: Optional[str] = None
+    probing: bool = False
     # perf_counter at the case's landmarks (start, calibrated, call, bench_in, bench_out, called, end): where
     # the case's wall time went (phases), apart from the measurement itself
     marks: Dict[str, float] = field(default_factory=dict)

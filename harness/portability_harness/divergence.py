@@ -125,3 +125,37 @@ def compare_digests(reference: Optional[List[Dict[str, Any]]],
     if [x[2] for x in a] != [x[2] for x in b]:
         return {"mismatch": "shapes " + str([list(x[2]) for x in b]) + ", not " + str([list(x[2]) for x in a])}
     return measure([(x[0], x[1]) for x in a], [(x[0], x[1]) for x in b])
+
+
+# --- a compiled case's output against the eager call (plugin.bench) ---
+
+def host_arrays(adapter: Any, result: Any) -> List[Any]:
+    """The output's arrays on the host, read before anything else runs (an eager reference call may change an
+    output that aliases an input); none where they cannot be read (an output the check alone understands)."""
+    try:
+        return adapter.host_arrays(result)
+    except Exception:
+        return []
+
+
+def against_eager(adapter: Any, output: List[Any], setup: Any, fn: Any, args: Any,
+                kwargs: Any) -> Optional[Dict[str, Any]]:
+    """The compiled output (its host arrays) against one eager call of the same function on the same inputs and
+    device, made after the timed calls (an eager call first would hand the compiled one inputs it had changed).
+    {reference_failed} where the eager call raises: the eager cell records that failure as its own."""
+    try:
+        if setup is not None:
+            setup()
+        with adapter.eager():
+            reference = fn(*args, **kwargs)
+            adapter.sync(reference)
+        return measure(adapter.host_arrays(reference), output)
+    except Exception as e:
+        return {"reference_failed": f"{type(e).__name__}: {str(e)[:200]}"}
+
+
+def diverged(found: Optional[Dict[str, Any]]) -> bool:
+    """Whether a divergence shows any difference at all (a check that then fails is a precision failure)."""
+    if not found:
+        return False
+    return bool(found.get("mismatch")) or any((found.get(k) or 0) > 0 for k in ("max_abs", "max_ulp"))

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import divergence, processes, run_order
+from portability_harness import divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
@@ -163,7 +163,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         fields = w.category(state.case_id, state.chain, in_case, state.function, params.values())
         if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
             fields["category_source"] = "db"  # the case's own database expects this failure (census)
-        if state.stage == "check" and w.cfg.compiler == "compiled" and diverged(state.divergence):
+        if state.stage == "check" and w.cfg.compiler == "compiled" and divergence.diverged(state.divergence):
             # The case's own check, with its own tolerance, refused an output that differs from the eager one.
             fields = {"category": "precision", "category_source": "divergence"}
     elif state.skip_reason is not None:
@@ -173,6 +173,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
             state.fallback.get("ops") or state.fallback.get("devices") or [])
     else:
         outcome, message = "passed", None
+    inapplicable = w.adapter.not_applicable(state.chain) if outcome == "failed" else None
+    if inapplicable:
+        outcome, message, fields = "not_applicable", inapplicable, {}
+    if w.adapter.model:
+        fields["tpu"] = tpu_model.forecast(outcome, fields.get("category"), message, state.gaps, state.risk,
+                                           state.ops, state.stage, state.fallback)
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
     phases = state.phases()
     w.write_case(
@@ -220,38 +226,6 @@ def _after_first_call(call: Any, state: CaseState) -> Any:
     return staged
 
 
-def _host_arrays(adapter: Any, result: Any) -> List[Any]:
-    """The output's arrays on the host, read before anything else runs (an eager reference call may change an
-    output that aliases an input); none where they cannot be read (an output the check alone understands)."""
-    try:
-        return adapter.host_arrays(result)
-    except Exception:
-        return []
-
-
-def _divergence(adapter: Any, output: List[Any], setup: Any, fn: Any, args: Any,
-                kwargs: Any) -> Optional[Dict[str, Any]]:
-    """The compiled output (its host arrays) against one eager call of the same function on the same inputs and
-    device, made after the timed calls (an eager call first would hand the compiled one inputs it had changed).
-    {reference_failed} where the eager call raises: the eager cell records that failure as its own."""
-    try:
-        if setup is not None:
-            setup()
-        with adapter.eager():
-            reference = fn(*args, **kwargs)
-            adapter.sync(reference)
-        return divergence.measure(adapter.host_arrays(reference), output)
-    except Exception as e:
-        return {"reference_failed": f"{type(e).__name__}: {str(e)[:200]}"}
-
-
-def diverged(found: Optional[Dict[str, Any]]) -> bool:
-    """Whether a divergence shows any difference at all (a check that then fails is a precision failure)."""
-    if not found:
-        return False
-    return bool(found.get("mismatch")) or any((found.get(k) or 0) > 0 for k in ("max_abs", "max_ulp"))
-
-
 def _param_text(value: Any) -> str:
     return pytest_make_parametrize_id(None, value, "") or repr(value)  # type: ignore[arg-type]
 
@@ -283,11 +257,16 @@ def pytest_runtest_call(item: pytest.Item):
     state.mark("call")
     with w.adapter.scope():
         try:
-            yield
+            result = yield
             # An asynchronous device error lands on the case that caused it, not on the next one (raised here, it
             # fails this case's call).
             w.adapter.synchronize()
+            if result.excinfo is None and state.risk_error:
+                state.probing = True  # bench hands the check the output the TPU's arithmetic may give
+                state.risk = tpu_model.probe(item.runtest, state.risk_error, state.risk_causes,
+                                             lambda e: clf.describe(clf.exception_chain(e)))
         finally:
+            state.probing = False
             state.mark("called")
 
 
@@ -350,6 +329,8 @@ def bench(request: pytest.FixtureRequest):
     compiled = w.cfg.compiler == "compiled"
 
     def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
+        if state.probing:
+            return tpu_model.probed_call(adapter, state, setup, fn, args, kwargs)
         if state.measurement is not None:
             raise clf.CaseError("bench may be called once per case: the timed region is one call")
         state.mark("bench_in")
@@ -363,19 +344,22 @@ def bench(request: pytest.FixtureRequest):
             call, known_ops = adapter.prepare(fn, args, kwargs), []
             state.enter("execute")
         before = adapter.snapshot()
-        result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
+        with adapter.timed():
+            result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)
         if known_ops:
             state.fallback = dict(state.fallback or {}, ops=sorted(set((state.fallback or {}).get("ops", []))
                                                                    | set(known_ops)))
-        output = _host_arrays(adapter, result)
+        output = divergence.host_arrays(adapter, result)
         state.output = divergence.digest(output) if output else None
+        if adapter.model:
+            tpu_model.executed(adapter, state, setup, call, fn, args, kwargs)
         if compiled:
             if adapter.compiles_on_first_call:
                 state.compile_s += measurement.cold_s  # the first call compiled: its time is not latency
-            state.divergence = _divergence(adapter, output, setup, fn, args, kwargs)
+            state.divergence = divergence.against_eager(adapter, output, setup, fn, args, kwargs)
         state.enter("check")
         state.mark("bench_out")
         return result

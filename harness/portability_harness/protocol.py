@@ -23,6 +23,9 @@ MODES = ("steady", "paper")  # paper: the 2023 study's method (one call, no warm
 # eager: the call as written (JAX with jit disabled, as the 2023 study ran it); compiled: through the framework's
 # compiler (jax.jit, tf.function(jit_compile=True), torch.compile; XLA on a torch_xla device).
 COMPILERS = ("eager", "compiled")
+# The dtype rules of the TPU generation the TPU model (device kind xla-cpu, eager) applies: current (what torch_xla
+# does on today's TPUs) or 2023 (torch_xla of 2023 held float64 as float32 and complex128 as complex64 on a TPU).
+TPU_DTYPES = ("current", "2023")
 DEFAULT_TIMEOUT_S = 900.0  # the study's per-test limit: 15 minutes
 
 # The worker finds its config and its event pipe through these.
@@ -98,6 +101,7 @@ class Config:
     census_dtypes: List[str] = field(default_factory=list)
     census_undeclared: bool = False
     numerics: str = "strict"  # NUMERICS
+    tpu_dtypes: str = "current"  # TPU_DTYPES
     # The variables the host passed to the harness (an existing environment: existing.PASSED and --env), for the
     # header; empty where the backend's own environment is used.
     passed_env: Dict[str, str] = field(default_factory=dict)
@@ -148,6 +152,8 @@ class Config:
             raise ConfigError(f"unknown compiler {cfg.compiler!r}; choose one of {', '.join(COMPILERS)}")
         if cfg.numerics not in NUMERICS:
             raise ConfigError(f"unknown numerics {cfg.numerics!r}; choose one of {', '.join(NUMERICS)}")
+        if cfg.tpu_dtypes not in TPU_DTYPES:
+            raise ConfigError(f"unknown tpu_dtypes {cfg.tpu_dtypes!r}; choose one of {', '.join(TPU_DTYPES)}")
         if cfg.task not in TASKS:
             raise ConfigError(f"unknown task {cfg.task!r}; choose one of {', '.join(TASKS)}")
         if not (cfg.cpus in ("all", "all-but-one") or str(cfg.cpus).isdigit() and int(cfg.cpus) > 0):

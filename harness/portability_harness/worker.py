@@ -103,6 +103,7 @@ class Worker:
             # platform stays JAX's default (an accelerator outranks the CPU), and it still cannot fall back.
             environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
         os.environ.update(environment)
+        self.adapter.tpu_dtypes = self.cfg.tpu_dtypes
         try:
             self.adapter.setup(self.cfg.device, self.cfg.mode, self.cfg.compiler)
         except DeviceUnavailable as e:
@@ -155,6 +156,7 @@ class Worker:
             git_commit=cfg.git_commit,
             framework_facts=a.facts(),
             numerics=self.numerics,
+            tpu_dtypes=cfg.tpu_dtypes if a.model else None,
             compile_caches=compile_caches.POLICY,
             build=a.build(),
             passed_env=cfg.passed_env or None,

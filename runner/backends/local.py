@@ -45,7 +45,7 @@ def cache_dir() -> Path:
 
 
 def venv_path(image: ImageSpec, profile: Profile) -> Path:
-    return cache_dir() / f"{image.name}-{profile.name}-{image.input_hash(profile)}"
+    return cache_dir() / f"{image.venv_name}-{profile.name}-{image.input_hash(profile)}"
 
 
 def python_of(venv: Path) -> Path:
@@ -147,8 +147,8 @@ def _keep_log(path: Path, output: list[str]) -> None:
 def _remove_superseded(image: ImageSpec, profile: Profile, current: Path) -> None:
     """Venvs of the same image and profile from earlier inputs, unless a run still uses one."""
     # Matched whole: a glob on the prefix alone would take profile jax-0.4.1's for jax-0.4.13's.
-    own = re.compile(re.escape(f"{image.name}-{profile.name}-") + r"[0-9a-f]+")
-    for old in current.parent.glob(f"{image.name}-{profile.name}-*"):
+    own = re.compile(re.escape(f"{image.venv_name}-{profile.name}-") + r"[0-9a-f]+")
+    for old in current.parent.glob(f"{image.venv_name}-{profile.name}-*"):
         if old != current and old.is_dir() and own.fullmatch(old.name):
             remove_venv(old)
 

@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import typer
 from portability_harness import compat
-from portability_harness.protocol import COMPILERS, FRAMEWORKS, MODES
+from portability_harness.protocol import COMPILERS, FRAMEWORKS, MODES, TPU_DTYPES
 from portability_harness.records import store
 from rich.markup import escape
 from rich.table import Table
@@ -152,6 +152,10 @@ def _engine_address(engine_name: str, address: Optional[str]) -> Optional[str]:
     return address
 
 
+_TPU_DTYPES_HELP = ("the TPU model's dtype rules (xla-cpu cells): current, or 2023 (float64 held as float32 and "
+                    "complex128 as complex64, as torch_xla did on a TPU then)  [default: matrix.toml's tpu_dtypes]")
+
+
 def bench(
     image: str = typer.Option(..., help=_IMAGE_HELP),
     profile: str = typer.Option("current", help="a version profile of matrix.toml"),
@@ -162,6 +166,7 @@ def bench(
     compiler: str = typer.Option("eager", help="eager (the call as written) or compiled (jax.jit, "
                                  "tf.function(jit_compile=True), torch.compile)"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
+    tpu_dtypes: Optional[str] = typer.Option(None, help=_TPU_DTYPES_HELP),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     repeats: int = typer.Option(1, help="run the cell this many times"),
     resume: bool = typer.Option(False, help="continue a killed run in the same --out"),
@@ -187,7 +192,8 @@ def bench(
                             f"see `runner list --framework {spec.framework}`")
     (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
                                     functions=patterns, quick=quick, mode=mode, timeout_s=timeout, repeats=repeats,
-                                    base=base, extra_env=tuple(env_names or ()), compilers=compilers))
+                                    base=base, extra_env=tuple(env_names or ()), compilers=compilers,
+                                    tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
     if address is not None:
         from runner import ray_engine
 
@@ -206,6 +212,7 @@ def run_matrix(
     compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
                                            "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
+    tpu_dtypes: Optional[str] = typer.Option(None, help=_TPU_DTYPES_HELP),
     include: Optional[List[str]] = typer.Option(None, help="an image beyond frameworks x devices to run too, beside "
                                                 "matrix.toml's include; repeatable"),
     skip: Optional[List[str]] = typer.Option(None, help="an image to leave out of this run (e.g. torch-xla-cpu, "
@@ -226,7 +233,8 @@ def run_matrix(
     project.matrix.skip = list(skip or ())
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
-                                  extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True)))
+                                  extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True),
+                                  tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
     if dry_run:
         if address is not None:
             from runner import ray_engine
@@ -252,6 +260,12 @@ def run_matrix(
         console.print(t)
         return
     _run(project, cells, out, resume, address)
+
+
+def _tpu_dtypes(value: Optional[str]) -> Optional[str]:
+    if value is not None and value not in TPU_DTYPES:
+        raise UserError(f"unknown --tpu-dtypes {value!r}; choose one of {', '.join(TPU_DTYPES)}")
+    return value
 
 
 def _compilers(value: Optional[str], both: bool) -> tuple[str, ...]:

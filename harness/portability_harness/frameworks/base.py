@@ -22,6 +22,7 @@ class Adapter:
         self.mode = "steady"
         self.compiler = "eager"  # protocol.COMPILERS
         self.handle: Any = None  # what the `device` fixture returns
+        self.tpu_dtypes = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules
 
     # --- before and at import -------------------------------------------------------------
     def environment(self, device: str, mode: str) -> Dict[str, str]:
@@ -119,6 +120,42 @@ class Adapter:
 
     def compilations(self) -> Optional[int]:
         """Total XLA compilations so far, where the framework exposes a counter."""
+        return None
+
+    # --- the TPU's execution model (device kind xla-cpu, eager: tpu_model.py) ----------------------------------
+    # The framework's op names (lower case) that a TPU computes at reduced precision by default in float32.
+    matmul_ops: Tuple[str, ...] = ()
+    transcendental_ops: Tuple[str, ...] = ()
+
+    @property
+    def model(self) -> bool:
+        """Whether this cell runs the TPU's execution model (xla-cpu, eager)."""
+        return self.device_kind == "xla-cpu" and self.compiler == "eager"
+
+    def timed(self) -> "contextlib.AbstractContextManager[Any]":
+        """Entered around the timed calls only (not the case's set-up and checks): TensorFlow's strict placement in
+        paper mode and in the model, as the 2023 study set it around its timed call."""
+        return contextlib.nullcontext()
+
+    def executed_ops(self, call: Callable[[], Any], fn: Callable[..., Any], args: tuple,
+                     kwargs: dict) -> List[Tuple[str, str]]:
+        """The [op, dtype] pairs one call of fn executes (an untimed call after the measurement, or a trace), in the
+        framework's own op names: what `tpu_gaps` and the numerics probe look at."""
+        return []
+
+    def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
+        """The executed ops a TPU has no kernel or lowering for, each "op (dtype): why"."""
+        return []
+
+    def not_applicable(self, chain: List[Tuple[str, str]]) -> Optional[str]:
+        """Why a failure (its exception chain: [type name, message] pairs) is the case's input that cannot exist on
+        this device rather than the function failing, or None."""
+        return None
+
+    def perturb(self, out: Any, relative: float) -> Any:
+        """`out` with each element of its float32 and complex64 arrays multiplied by 1 + relative and 1 - relative
+        in turn (the numerics probe: an output as far from the exact one as the TPU's arithmetic may put it), the
+        rest as it is; None where the output holds no such array."""
         return None
 
     # --- the sampled function ------------------------------------------------------------

@@ -6,7 +6,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Adapter, DeviceUnavailable, off_device
 
-_PLATFORM = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+# xla-cpu: the TPU model (tpu_model.py), JAX on its CPU backend primitive by primitive
+_PLATFORM = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu", "xla-cpu": "cpu"}
 _COMPILE_EVENT = "backend_compile"  # part of the monitoring event JAX emits per XLA compilation
 # A host callback (pure_callback, io_callback, debug.print) lowers to a custom call whose target names it.
 _CALLBACK = re.compile(r"custom_call[^@\n]*@(\w*callback\w*)")
@@ -15,7 +16,7 @@ _CALLBACK = re.compile(r"custom_call[^@\n]*@(\w*callback\w*)")
 class JaxAdapter(Adapter):
     name = "jax"
     module = "jax"
-    devices = ("cpu", "cuda", "tpu")
+    devices = ("cpu", "cuda", "tpu", "xla-cpu")
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,7 +60,7 @@ class JaxAdapter(Adapter):
         return {"numerics": setting, "default_matmul_precision": jax.config.jax_default_matmul_precision}
 
     def device_model(self) -> str:
-        if self.device_kind == "cpu":
+        if self.device_kind in ("cpu", "xla-cpu"):
             return super().device_model()
         return str(getattr(self.handle, "device_kind", self.handle))
 

@@ -7,7 +7,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Adapter, DeviceUnavailable, off_device
 
-_TF_TYPE = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+# xla-cpu: the TPU model (tpu_model.py), each eager op on XLA's CPU device (TF_XLA_FLAGS=--tf_xla_enable_xla_devices)
+_TF_TYPE = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU", "xla-cpu": "XLA_CPU"}
 # What a first call under jit_compile=True raises when XLA cannot take the graph: an op with no XLA kernel
 # (tf2xla's lowering), or the compilation itself.
 _UNLOWERED = re.compile(r"unsupported operations? when trying to compile|No registered '\w+' OpKernel for XLA_|"
@@ -19,10 +20,10 @@ class TensorFlowAdapter(Adapter):
     name = "tensorflow"
     module = "tensorflow"
     aliases = {"tf": "tensorflow"}
-    devices = ("cpu", "cuda", "tpu")
+    devices = ("cpu", "cuda", "tpu", "xla-cpu")
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
-        if device == "cpu":
+        if device in ("cpu", "xla-cpu"):
             return {"TF_CPP_MIN_LOG_LEVEL": "2"}
         # On a device, warnings stay in the log: they say why TensorFlow sees no GPU ("Cannot dlopen some GPU
         # libraries"). A GPU newer than the build's machine code runs its PTX through the driver's JIT: a cache

@@ -48,9 +48,13 @@ from typing import Any, Dict, List, Optional
 #    inputs, harness, checks, teardown; CaseState.phases) and `began_at` (time.time() at its start); the footer
 #    `supervisor_started_at`, `supervisor_ended_at` and `workers` ([{spawned, imported, collected, running,
 #    ended}], time.time() of each worker's start-up steps and end).
-SCHEMA = 4
+# 5: the TPU's execution model (device kind xla-cpu, eager: tpu_model.py): the outcome `not_applicable` (the case's
+#    input cannot exist on the device, e.g. a strided view on an XLA device: no verdict, counted apart), and in such
+#    a cell's cases `tpu` ({verdict: runs, fails, numerics_risk or not_applicable; reason; ops: the [op, dtype]
+#    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies).
+SCHEMA = 5
 
-OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback")
+OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
 CATEGORIES = (
     "not_implemented",
     "type",

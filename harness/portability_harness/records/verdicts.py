@@ -9,15 +9,19 @@ from collections import OrderedDict
 from typing import Any, Dict, Iterable, List
 
 # fallback: every case ran and none failed, but some ran part of their work off the compiler or the device.
-VERDICTS = ("pass", "fallback", "partial", "complete", "skipped", "missing", "case_error")
+# not_applicable: no case could exist on the device (its inputs' layout has no meaning there): no verdict.
+VERDICTS = ("pass", "fallback", "partial", "complete", "skipped", "missing", "not_applicable", "case_error")
 
 
 def verdict(cases: Iterable[Dict[str, Any]]) -> str:
     ran = []
-    skipped = missing = errors = fell_back = 0
+    skipped = missing = errors = fell_back = inapplicable = 0
     for c in cases:
         if c["outcome"] == "interrupted":
             continue  # no result: a resumed run measures it
+        if c["outcome"] == "not_applicable":
+            inapplicable += 1
+            continue  # counted apart: the case's input cannot exist on this device
         if c["outcome"] == "missing_api":
             missing += 1
         elif c["outcome"] == "skipped":
@@ -33,6 +37,8 @@ def verdict(cases: Iterable[Dict[str, Any]]) -> str:
         return "complete" if not any(ran) else "partial"
     if missing:
         return "missing"
+    if inapplicable and not errors and not skipped:
+        return "not_applicable"
     # Only our own broken cases: no verdict on the framework at all.
     return "case_error" if errors and not skipped else "skipped"
 
