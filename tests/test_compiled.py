@@ -163,9 +163,9 @@ def test_the_report_sets_eager_beside_compiled_and_draws_no_tpu_forecast_from_it
     assert "--compiler compiled --quick --functions jax.numpy.compress" in eager_section  # the rerun command
     # Whole-function compilation is not how a TPU runs a program: no TPU forecast is drawn from it.
     forecast = text.split("## The TPU column, forecast", 1)[1].split("\n## ", 1)[0]
-    assert ("the compiled cells here (jax) compile each function whole, which answers \"does my function "
-            "compile?\" (Eager against compiled), not how a TPU runs it op by op: the forecast is not available "
-            "from them") in forecast
+    assert ("jax: its compiled cells compile each function whole, which answers \"does my function compile?\" "
+            "(Eager against compiled), not how a TPU runs it op by op: the forecast is not available from them") \
+        in forecast
     answers = text.split("## Same function, different answer", 1)[1].split("\n## ", 1)[0]
     compared = sum(1 for c in cases_of(tmp_path / "compiled" / "jax-cpu-current-compiled.jsonl")
                    if c["outcome"] == "passed")

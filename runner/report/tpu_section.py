@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from runner.report import baseline, tables, tpu_tables
-from runner.report.blocks import Block, Section, Table, counted, first_of
+from runner.report.blocks import Block, Section, Table, counted
 from runner.report.load import Results
 
 TITLE = "The TPU column, forecast"
@@ -25,7 +25,8 @@ _COLUMNS = ["framework", "setup", "function", "forecast", "reason", "declared on
 def section(r: Results) -> Section:
     models = tpu_tables.model_targets(r)
     if not models:
-        return Section(TITLE, [MODEL], summary=_without_model(r))
+        return Section(TITLE, [MODEL, *_unmodelled(r, set())], summary=(
+            "No model cell in these records: `make matrix` runs the three (" + ", ".join(IMAGES.values()) + ")."))
     from portability_harness import declared
 
     from runner import declared as declared_tables
@@ -73,7 +74,7 @@ def section(r: Results) -> Section:
         "declared`), the verdict of the same framework eager on the CPU, the cases flagged with numerics risk of "
         "those that apply, whether the 2023 study timed the function on its v3-8 TPU, and the verdict of a TPU "
         "cell where one ran (`runner compare` sets a TPU run of its own against this forecast).",
-        *reasons, *_missing_models(r, {fw for fw, _ in models}),
+        *reasons, *_unmodelled(r, {fw for fw, _ in models}),
         Table(pd.DataFrame(rows, columns=_COLUMNS), "Per function: the TPU forecast and its reason, beside the "
                                                     "declarations, the CPU, the study and any measured TPU")]
     return Section(TITLE, blocks, summary="; ".join(summaries) + ".")
@@ -100,29 +101,20 @@ def _study_figures(r: Results, framework: str) -> dict[str, str]:
     return out
 
 
-def _missing_models(r: Results, modelled: set[str]) -> list[str]:
-    """A line per framework of these records with no model cell: which cell makes its forecast."""
-    present = [fw for fw in tables.FRAMEWORKS if fw in set(r.cases["framework"]) and fw not in modelled]
-    return [f"{fw}: no model cell in these records; `runner bench --image {IMAGES[fw]}` (or `make matrix`) runs "
-            "it." for fw in present]
-
-
-def _without_model(r: Results) -> str:
-    """What records without a model cell can say of the TPU: nothing, and which cells would."""
-    c = r.cases
-    one = next((IMAGES[fw] for fw in tables.FRAMEWORKS if fw in set(c["framework"])), IMAGES["tensorflow"])
-    run = (f"`make matrix` runs the three model cells ({', '.join(IMAGES.values())}; one alone: `runner bench "
-           f"--image {one}`)")
-    eager_xla = c[(c["device"] == tpu_tables.MODEL_DEVICE) & (c["compiler"] == "eager")]
-    whole = c[c["compiler"] == "compiled"]
-    said = []
-    if len(eager_xla):
-        said.append(f"the eager cells on XLA's CPU device here ({first_of(sorted(set(eager_xla['framework'])), 3)}) "
-                    "are older than the TPU model (record schema 5): their cases carry no forecast")
-    if len(whole):
-        said.append(f"the compiled cells here ({first_of(sorted(set(whole['framework'])), 3)}) compile each "
-                    "function whole, which answers \"does my function compile?\" (Eager against compiled), not how "
-                    "a TPU runs it op by op: the forecast is not available from them")
-    if not said:
-        return f"No model cell in these records: {run}."
-    return "No model cell in these records: " + "; ".join(said) + f". {run}."
+def _unmodelled(r: Results, modelled: set[str]) -> list[str]:
+    """A line per framework of these records without a model cell: what its cells can say of the TPU (nothing), and
+    which cell makes its forecast."""
+    lines = []
+    for fw in (fw for fw in tables.FRAMEWORKS if fw in set(r.cases["framework"]) and fw not in modelled):
+        c = r.cases[r.cases["framework"] == fw]
+        if ((c["device"] == tpu_tables.MODEL_DEVICE) & (c["compiler"] == "eager")).any():
+            said = ("its eager cell on XLA's CPU device is older than the TPU model (records of schema 5 carry it), "
+                    "so its cases carry no forecast")
+        elif (c["compiler"] == "compiled").any():
+            said = ("its compiled cells compile each function whole, which answers \"does my function compile?\" "
+                    "(Eager against compiled), not how a TPU runs it op by op: the forecast is not available from "
+                    "them")
+        else:
+            said = "no model cell in these records"
+        lines.append(f"{fw}: {said}; `runner bench --image {IMAGES[fw]}` runs its model cell.")
+    return lines
