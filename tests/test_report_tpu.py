@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, records, runner_cli
 from portability_harness.records import schema, store
+from rich.console import Console
 
 from runner import view
+from runner.commands import run as run_command
 from runner.report import load, overview, render, tables, tpu_section
 from runner.report.blocks import Section, Table
 
@@ -245,6 +247,11 @@ def test_not_applicable_is_counted_apart_in_the_grid_the_portability_table_and_t
          "runs": [{"file": "torch-xla-cpu-paper2023.jsonl", "header": contents.header, "cases": contents.cases}]}]}
     (line,) = [l for l in view.summary_markdown(merged).splitlines() if l.startswith("| torch-xla-cpu")]
     assert "| 1 fallback, 1 not_applicable, 1 pass | 1 fallback, 3 not_applicable, 1 passed |" in line
+    # and the table `runner bench` prints of a results file
+    console = Console(width=200, record=True)
+    console.print(run_command._cell_table(forecast_run / "torch-xla-cpu-paper2023.jsonl"))
+    (row,) = [l for l in console.export_text().splitlines() if "torch.Tensor.data_ptr" in l]
+    assert row.split("│")[2].strip() == "not_applicable"
 
 
 def test_compare_sets_a_forecast_against_a_measured_tpu_both_ways_round(tmp_path):
