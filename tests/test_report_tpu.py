@@ -269,7 +269,7 @@ def test_compare_sets_a_forecast_against_a_measured_tpu_both_ways_round(tmp_path
         assert rows["tf.strings.as_string"][3:6] == ["partial", "pass", "no"]
         assert rows["tf.nn.conv3d"][3:6] == ["numerics_risk", "complete", "-"]
         assert not any(r[0] == "torch" for r in rows.values()), "no torch TPU was measured"
-        assert (f"tensorflow ({setup}): forecast and measured agree on 2 of 3 functions (67 %); of 1 function with "
+        assert (f"tensorflow ({setup}; 2.11.0 against 2.11.0): forecast and measured agree on 2 of 3 functions (67 %); of 1 function with "
                 "numerics risk, the TPU failed 1") in " ".join(proc.stdout.split())
 
 

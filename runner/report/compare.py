@@ -118,7 +118,10 @@ def forecast_against_measured(a: Results, b: Results) -> tuple[pd.DataFrame, lis
             table = tpu_tables.agreement(tpu_tables.forecasts(fr, fw, model), v.set_index("function")["verdict"])
             setup = f"{name} {model} -> {other} {tpu}"
             frames.append(table.assign(framework=fw, setup=setup)[["framework", "setup", *tpu_tables.AGREEMENT]])
-            lines.append(f"{fw} ({setup}): forecast and measured {tpu_tables.agreement_text(table)}")
+            versions = [tables.joined(x.cases.loc[(x.cases["framework"] == fw) & (x.cases["target"] == t),
+                                                  "framework_version"]) for x, t in ((fr, model), (mr, tpu))]
+            lines.append(f"{fw} ({setup}; {' against '.join(versions)}): forecast and measured "
+                         f"{tpu_tables.agreement_text(table)}")
     return _concat(frames), lines
 
 
