@@ -48,7 +48,7 @@ def _cell_table(path: Path) -> Table:
 
 
 _STYLE = {"pass": "green", "fallback": "cyan", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
-          "case_error": "bold red"}
+          "not_applicable": "dim", "case_error": "bold red"}
 _CELL_STYLE = {"done": "green", "failed": "red", "incompatible": "magenta", "not_run": "dim", "excluded": "dim",
                "running": "yellow", "pending": "yellow"}
 

@@ -19,12 +19,13 @@ from runner.errors import UserError
 from runner.rundir import RunDir
 
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
-SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode", "compiler")
+# tpu_dtypes: the TPU model's dtype rules (schema 5, model cells only; "" elsewhere and in older records).
+SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode", "compiler", "tpu_dtypes")
 # Facts of the header about the run rather than the setup: for the report's set-up line and rerun commands.
 RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
-               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output")
+               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -184,6 +185,8 @@ def _target_labels(cases: pd.DataFrame) -> pd.Series:
     vary_profile = cases["profile"].nunique() > 1
     vary_mode = cases["mode"].nunique() > 1
     vary_compiler = cases["compiler"].nunique() > 1
+    # Only model cells have dtype rules: named where two of them differ by them alone.
+    vary_rules = cases.loc[cases["tpu_dtypes"] != "", "tpu_dtypes"].nunique() > 1
 
     def label(row: pd.Series) -> str:
         parts = [row["device"]]
@@ -195,6 +198,8 @@ def _target_labels(cases: pd.DataFrame) -> pd.Series:
             parts.append(row["mode"])
         if vary_compiler:
             parts.append(row["compiler"])
+        if vary_rules and row["tpu_dtypes"]:
+            parts.append(f"{row['tpu_dtypes']} dtypes")
         return " ".join(parts)
 
     return cases.apply(label, axis=1)

@@ -90,14 +90,16 @@ def grid_frame(r: Results) -> pd.DataFrame:
 def _measured(p: pd.Series, several: bool) -> str:
     ran, passed, fell_back, partial, complete = (int(p[k]) for k in ("functions", "pass", "fallback", "partial",
                                                                       "complete"))
+    inapplicable = int(p.get("not_applicable", 0))  # neither ran nor failed: said apart
     if ran == 0:
         state = "not run"
-        text = "not run: no function of these records ran here (missing or skipped)"
+        text = "not run: no function of these records ran here (missing, skipped or not applicable)"
     else:
         state = ("complete failure" if complete == ran else "partial" if partial + complete
                  else "fallback" if fell_back else "pass")
         text = (f"{state}: {passed} of {ran} functions pass" + (f", {fell_back} fall back" if fell_back else "")
-                + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else ""))
+                + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else "")
+                + (f"; {inapplicable} not applicable" if inapplicable else ""))
     label = " ".join(str(p["target"]).split(" ")[1:])  # the setup's label beyond its device (profile, mode, model)
     if label.startswith("(") and label.endswith(")"):  # a device model is in parentheses already
         label = label[1:-1]

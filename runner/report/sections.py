@@ -12,7 +12,7 @@ import pandas as pd
 
 from runner import view
 from runner.report import (census, compiler_sections, declared_section, figures, latency_tables,
-                           measurement_sections, over_releases, overview, rerun, tables)
+                           measurement_sections, over_releases, overview, rerun, tables, tpu_section)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
@@ -45,7 +45,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         _categories(r, figure_dir),
         declared_section.section(r),
         compiler_sections.eager_against_compiled(r),
-        compiler_sections.tpu_forecast(r),
+        tpu_section.section(r),
         compiler_sections.different_answers(r),
         over_releases.section(r, figure_dir),
         measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
@@ -103,7 +103,8 @@ def _portability(r: Results) -> Section:
         "Per function, over every case and repeat on the setup: pass (every case that ran passed), partial, "
         "complete (every case failed). Percentages are of the functions that ran (pass + partial + complete), "
         "as in Tables 1 and 8 of the study. Missing: the name does not exist in that version. Skipped: no case "
-        "applied to the device. case_error: only our own broken cases ran (listed at the end).",
+        "applied to the device. not_applicable: no case's input can exist on the device (a strided view on an XLA "
+        "device), neither run nor failed. case_error: only our own broken cases ran (listed at the end).",
         Table(t)], summary="Functions passing: " + ", ".join(
             f"{row['framework']} {row['target']} {row['pass']} of {row['functions']}" for _, row in t.iterrows())
         + ".")

@@ -74,7 +74,8 @@ def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
 
 
 def portability(r: Results) -> pd.DataFrame:
-    """Tables 1 and 8: functions passing, partially and completely failing, plus missing, skipped and our own bugs."""
+    """Tables 1 and 8: functions passing, partially and completely failing, plus missing, skipped, not applicable (no
+    case's input can exist on the device) and our own bugs, none of them counted as run."""
     v = function_verdicts(r)
     counts = pd.crosstab([v["framework"], v["target"]], v["verdict"]).reindex(columns=VERDICTS,
                                                                               fill_value=0)
@@ -82,7 +83,8 @@ def portability(r: Results) -> pd.DataFrame:
     counts["functions"] = counts[list(RAN)].sum(axis=1)
     for name in RAN:
         counts[f"{name} %"] = _percent(counts[name], counts["functions"])
-    columns = KEYS + ["version", "functions", *RAN, *(f"{n} %" for n in RAN), "missing", "skipped", "case_error"]
+    # Every other verdict, each counted apart (records.verdicts): none of them ran, none failed.
+    columns = KEYS + ["version", "functions", *RAN, *(f"{n} %" for n in RAN), *(v for v in VERDICTS if v not in RAN)]
     return ordered(counts[columns], r)
 
 
