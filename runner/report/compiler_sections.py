@@ -105,7 +105,7 @@ def eager_against_compiled(r: Results) -> Section:
     return Section(title, blocks, summary=counts + "." + (f" Failing only when compiled: {names}." if names else ""))
 
 
-def _forecast_targets(r: Results, fw: str) -> tuple[Optional[str], Optional[str], Optional[str]]:
+def forecast_targets(r: Results, fw: str) -> tuple[Optional[str], Optional[str], Optional[str]]:
     """(eager CPU, XLA on the CPU, TPU) targets of a framework: XLA on the CPU is JAX's and TensorFlow's compiled
     CPU cell, PyTorch's torch_xla device on the CPU (xla-cpu); the TPU target is any that ran."""
     t = _targets(r)
@@ -134,7 +134,7 @@ def tpu_forecast(r: Results) -> Section:
     ran_on_tpu = baseline.read("latency-t4-v3").set_index(["framework", "function"])["tpu_v3_ms"]
     rows, summaries = [], []
     for fw in tables.FRAMEWORKS:
-        eager, xla, tpu = _forecast_targets(r, fw)
+        eager, xla, tpu = forecast_targets(r, fw)
         if xla is None:
             continue
         v = verdicts[verdicts["framework"] == fw].pivot_table(index="function", columns="target", values="verdict",
