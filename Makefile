@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker test-ray test-xla report images device-check bench-overhead bench-timing docs clean
+.PHONY: matrix test test-docker test-ray test-xla report atlas images device-check bench-overhead bench-timing docs clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -31,6 +31,9 @@ test-xla: $(BIN)/.installed  ## torch_xla on the CPU (PJRT_DEVICE=CPU): its fall
 
 report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest run (RUN=results/<id> for another)
 	$(BIN)/runner report $(RUN)
+
+atlas: $(BIN)/.installed  ## a static site of every run in results/reference/ (and RESULTS=folders) in site/; open site/index.html
+	$(BIN)/runner report --site --out site results/reference/*/ $(RESULTS)
 
 images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=image to build on an offline base)
 	$(BIN)/runner images build $(if $(BASE),--base $(BASE))

@@ -1,5 +1,5 @@
-"""The commands that read finished runs: `runner report` (the study's tables and figures) and `runner compare`
-(what changed between two runs, or from the published figures)."""
+"""The commands that read finished runs: `runner report` (the study's tables and figures, or with --site the atlas
+of many runs) and `runner compare` (what changed between two runs, or from the published figures)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,14 +21,19 @@ if TYPE_CHECKING:
 def report(
     results: Optional[List[Path]] = typer.Argument(None, help="results folders or .jsonl files (default: the "
                                                    "latest run under results/)"),
-    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/ (default: the "
-                                       "first results folder)"),
+    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/, or with --site "
+                                       "for the site (default: the first results folder; with --site, its site/)"),
+    site: bool = typer.Option(False, "--site", help="write the atlas instead: a static site of every run given "
+                              "(folders of records, or of a records.tar.gz), readable from file:// or any web host"),
 ) -> None:
-    """Tables and figures of the study, and what it never showed, from the records of one or more runs."""
+    """Tables and figures of the study, and what it never showed, from the records of one or more runs; with
+    --site, the atlas of them: every function x setup, its cases, the study beside them."""
     from runner.report import load, render
 
     root = checkout()
     paths = results or [RunDir.latest((root or Path.cwd()) / "results").path]
+    if site:
+        return _site(paths, out, root)
     # A sweep's folder: its latency change points are tested on the warm samples (which cost memory: about
     # 90 MB more for a 6-release JAX sweep), elsewhere each case's median stands for it.
     sweep = any((p if p.is_dir() else p.parent).joinpath(releases.RECORD).exists() for p in paths)
@@ -38,6 +43,20 @@ def report(
     for note in r.notes:
         err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
     console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
+
+
+def _site(paths: List[Path], out: Optional[Path], root: Optional[Path]) -> None:
+    from runner.atlas import site
+
+    target = out or (paths[0] if paths[0].is_dir() else paths[0].parent) / "site"
+    built = site.build(paths, target, curated_root=root / "curated" if root else None)
+    for s in built.atlas.sources:
+        for line in s.warnings:
+            err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        for note in s.notes:
+            err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    console.print(f"atlas: {target / 'index.html'} ({len(built.atlas.setups)} setups, {len(built.atlas.rows)} "
+                  f"functions, {built.pages} pages)", highlight=False)
 
 
 def compare(

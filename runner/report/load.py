@@ -45,6 +45,8 @@ class Results:
     census: pd.DataFrame = field(default_factory=pd.DataFrame)  # census case records (CENSUS_FIELDS), apart
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
     packages: dict[str, list[str]] = field(default_factory=dict)  # fingerprint -> the environment's "name==version"s
+    # file -> its header record, less the catalog and packages kept above (the atlas's setup facts: driver, build)
+    headers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def quick(self) -> bool:
@@ -69,6 +71,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     cells: list[dict[str, Any]] = []
     catalogs: dict[tuple[str, str], dict[str, Any]] = {}
     packages: dict[str, list[str]] = {}
+    headers: dict[str, dict[str, Any]] = {}
     old_schema = set()
     for source in sources:
         files, source_cells = _files(source, notes)
@@ -79,6 +82,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                 continue
             if header.get("packages_fingerprint"):
                 packages[header["packages_fingerprint"]] = list(header.get("packages") or [])
+            headers[str(path)] = {k: v for k, v in header.items() if k not in ("catalog", "packages")}
             written = header.get("schema")
             if not isinstance(written, int) or written > schema.SCHEMA:
                 notes.append(f"{path}: written by a newer runner (schema {written}, this one reads {schema.SCHEMA}); "
@@ -113,7 +117,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes, census=census, packages=packages)
+    return Results(sources, cases, cat, cells, notes, census=census, packages=packages, headers=headers)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
