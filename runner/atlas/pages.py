@@ -65,7 +65,7 @@ def _grid(atlas: Atlas, fw: str, studied: dict) -> str:
     setups = atlas.of(fw)
     head = ['<th class="fn">function</th>']
     for s in setups:
-        forecast = '<span class="tag" title="the TPU's execution model on this CPU: the forecast of the TPU">TPU forecast</span>' \
+        forecast = '<span class="tag" title="the TPU model on this CPU: the forecast of the TPU">TPU forecast</span>' \
             if s.forecast else ""
         head.append(f'<th data-device="{h.e(s.device)}" title="{h.e(s.label)}, {h.e(s.source)}">'
                     f'<a href="{h.e(setup_href(s))}">{h.e(s.version)}<br>{h.e(s.device)} '
