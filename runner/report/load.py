@@ -15,6 +15,7 @@ import pandas as pd
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.records import schema, store
 
+from runner import view
 from runner.errors import UserError
 from runner.rundir import RunDir
 
@@ -143,10 +144,15 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
     if contents.torn is not None:
         notes.append(f"{path}: the last line is torn (the run was killed); its {len(contents.cases)} whole "
                      "case records are read")
-    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted"]
+    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted" and not c.get("cut_short")]
     if interrupted:
         notes.append(f"{path}: {len(interrupted)} case{'s were' if len(interrupted) > 1 else ' was'} interrupted "
                      "and not run again; `--resume` on that run measures them")
+    cut = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
+    if cut:
+        notes.append(f"{path}: {sum(bool(c.get('cut_short')) for c in contents.cases)} cases of {len(cut)} functions "
+                     f"were cut short by the run's time budget ({view.some(cut)}) and have no result; `--resume` on "
+                     "that run measures them")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     if header.get("task") == "census":  # never counted in the study's tables

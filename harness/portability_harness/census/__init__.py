@@ -143,13 +143,20 @@ def write_manifest(out: str, cases: Sequence[Case]) -> None:
     os.replace(tmp, path)
 
 
-def manifest_fields(out: str, case: str) -> Dict[str, Any]:
-    """The fields the manifest holds for a case (parsed from its id where there is no manifest)."""
+def manifest(out: str) -> Dict[str, Any]:
+    """The manifest beside `out` (empty where there is none yet)."""
     try:
         with open(manifest_path(out), encoding="utf-8") as f:
-            found = json.load(f).get(case)
+            data = json.load(f)
     except (OSError, ValueError):
-        found = None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def manifest_fields(out: str, case: str, known: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The fields the manifest holds for a case (parsed from its id where there is no manifest); `known`: the
+    manifest read once already (for many cases at a time)."""
+    found = (manifest(out) if known is None else known).get(case)
     if found:
         return {k: v for k, v in found.items() if k != "function"}
     parsed = parse_id(case) or {}

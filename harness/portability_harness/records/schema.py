@@ -52,6 +52,9 @@ from typing import Any, Dict, List, Optional
 #    input cannot exist on the device, e.g. a strided view on an XLA device: no verdict, counted apart), and in such
 #    a cell's cases `tpu` ({verdict: runs, fails, numerics_risk or not_applicable; reason; ops: the [op, dtype]
 #    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies).
+#    Added later in schema 5 without changing a key: a case's `cut_short` (on an `interrupted` record of a case a
+#    time budget left without a result, run_budget.py: "run", the run's budget, Config.stop_at, or "case", a quick
+#    pass's limit a case, Config.case_budget_s) and the footer's `cut_short` (how many).
 SCHEMA = 5
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
