@@ -127,19 +127,22 @@ def cell_values(r: CellRow) -> list[str]:
     return [cell_name(r), r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
 
 
-def some(names: list[str], shown: int = 8) -> str:
-    """The first few of a list of names, and how many more."""
-    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+def first_of(names: Iterable[str], shown: int) -> str:
+    """"a, b, c and 4 more": the first `shown` names in a sentence, and how many are left out."""
+    names = list(names)
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 case", "3 cases": a number with its noun, for the sentences of summaries."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def cut_short(rows: Iterable[CellRow]) -> list[str]:
     """A line per cell with cases a run's budget cut short: how many, and of which functions."""
-    return [f"{cell_name(r)}: {plural(sum(r.cut_short.values()), 'case')} of {plural(len(r.cut_short), 'function')} "
-            f"cut short ({some(list(r.cut_short))})" for r in rows if r.cut_short]
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
+    return [f"{cell_name(r)}: {counted(sum(r.cut_short.values()), 'case')} of {counted(len(r.cut_short), 'function')} "
+            f"cut short ({first_of(r.cut_short, 8)})" for r in rows if r.cut_short]
 
 
 CUT_SHORT = ("Cut short by the quick pass's time limits (the run's, `--quick-budget-s`: `--resume` into the same "

@@ -17,7 +17,7 @@ from conftest import FAULT_CASES, ROOT
 from portability_harness import run_budget
 from portability_harness.records import store
 
-from runner import matrix
+from runner import matrix, view
 from runner.report import load
 from runner.plan import Options, plan
 
@@ -73,12 +73,12 @@ def test_a_budget_that_ends_mid_run_cuts_the_rest_short_and_resume_measures_them
     assert cell["status"] == "cut_short" and f"{len(cut)} case" in cell["reason"]
     assert merged["status"] == "finished"
     # The run says which cases it cut short: the printed summary and summary.md, by function.
-    line = f"torch-cpu current: {len(cut)} cases of "
+    line = f"torch-cpu current: {view.counted(len(cut), 'case')} of "
     assert line in first.stdout and "torch.add" in first.stdout.split(line)[1].splitlines()[0]
     assert line in (out / "summary.md").read_text()
     assert re.search(r"torch\.add\s*│\s*cut short\s*│", first.stdout)  # no verdict, not "skipped"
     (note,) = [n for n in load.load([out]).notes if "cut short" in n]  # the report's notes
-    assert f"{len(cut)} cases of " in note and "torch.add" in note
+    assert f"{view.counted(len(cut), 'case')} of " in note and "torch.add" in note
     # --resume measures the cases cut short, on a budget of its own (none here): the others pass, and the sleeping
     # case meets the quick pass's limit a case, which cuts it short too, not as a timeout (the timeout is 900 s).
     again = runner(*args, "--resume", "--quick-budget-s", "0")

@@ -150,9 +150,10 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
                      "and not run again; `--resume` on that run measures them")
     cut = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
     if cut:
-        notes.append(f"{path}: {sum(bool(c.get('cut_short')) for c in contents.cases)} cases of {len(cut)} functions "
-                     f"were cut short by the run's time budget ({view.some(cut)}) and have no result; `--resume` on "
-                     "that run measures them")
+        n = sum(bool(c.get("cut_short")) for c in contents.cases)
+        notes.append(f"{path}: {view.counted(n, 'case')} of {view.counted(len(cut), 'function')} cut short by a time "
+                     f"budget, without a result ({view.first_of(cut, 8)}); `--resume` on that run measures those the "
+                     "run's budget left, a run without --quick those cut at the quick pass's limit a case")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     if header.get("task") == "census":  # never counted in the study's tables
