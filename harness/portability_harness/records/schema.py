@@ -57,7 +57,8 @@ from typing import Any, Dict, List, Optional
 #    pass's limit a case, Config.case_budget_s) and the footer's `cut_short` (how many); a GPU case's `device_state`
 #    (device_state.py: its SM and memory clocks, temperature and power draw [before, after] its measurement, the
 #    NVML reasons holding its clocks at either end, `held_s` by the power or thermal policy in between; absent
-#    where NVML cannot be read).
+#    where NVML cannot be read); a census case's `samples_calls_s` and `samples_checks_s` (the time after its
+#    timed sample: the other samples' calls, every sample's check against its reference).
 SCHEMA = 5
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
