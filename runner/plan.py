@@ -99,7 +99,7 @@ def _cells(project: Project, options: Options, spec, backend: str, profile: Opti
         return f"matrix.toml runs {spec.name} {' and '.join(s.only_compilers)} only (its override's compiler)"
 
     return [Cell(image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
-                 timeout_s=options.timeout_s or s.timeout_s, case_budget_s=QUICK_CASE_S if options.quick else None,
+                 timeout_s=options.timeout_s or s.timeout_s, case_budget_s=QUICK_CASE_S if options.quick and not options.timeout_s else None,
                  stop_at=stop_at, cell_timeout_s=s.cell_timeout_s, mode=mode,
                  quick=options.quick, memory=s.memory, precision=s.precision, confidence=s.confidence, cpus=s.cpus,
                  numerics=s.numerics, functions=functions, base=base, excluded=excluded(compiler),

@@ -41,6 +41,9 @@ def test_a_quick_run_has_a_limit_per_case_and_a_budget(project):
     (given,) = plan(project, Options(images=("jax-cpu",), backend="local", quick=True, quick_budget_s=0,
                                      compilers=("eager",)))
     assert given.stop_at is None  # --quick-budget-s 0: no budget
+    (timed,) = plan(project, Options(images=("jax-cpu",), backend="local", quick=True, timeout_s=120.0,
+                                     compilers=("eager",)))
+    assert timed.case_budget_s is None and timed.timeout_s == 120.0  # a --timeout given is the limit a case
 
 
 def test_a_budget_that_ends_mid_run_cuts_the_rest_short_and_resume_measures_them(venv_for, tmp_path):
