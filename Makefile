@@ -39,9 +39,10 @@ images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=imag
 	$(BIN)/runner images build $(if $(BASE),--base $(BASE))
 
 # No .venv, no network, no Docker: the interpreter measured is PYTHON itself (its own frameworks and pytest).
-device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees (RESULTS=folder)
+device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees, within BUDGET_S (840)
 	$(PYTHON) scripts/device_check.py --python $(PYTHON) $(if $(RESULTS),--out $(RESULTS)) \
-	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS))
+	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS)) \
+	  $(if $(BUDGET_S),--budget-s $(BUDGET_S)) $(if $(LANES),--lanes $(LANES))
 
 # The user guide's tools (pyproject.toml's `docs` extra) go into .venv beside the runner, only when asked for.
 $(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml

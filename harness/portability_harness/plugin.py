@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import divergence, processes, run_order, tpu_model
+from portability_harness import device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
@@ -31,10 +31,11 @@ _MISSING_PREFIX = "missing_api: "
 _worker: Optional[Worker] = None
 _adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
 _running: Optional[set] = None  # the worker's processes after the last case ended (one /proc scan a case, not two)
+_gpu: Optional[device_state.Reader] = None  # the cell's GPU through NVML, where it can be read
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _worker, _adopting
+    global _worker, _adopting, _gpu
     config.addinivalue_line(
         "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
                    "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
@@ -53,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest.register_assert_rewrite("_support")
     _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
+    _gpu = device_state.Reader.for_config(cfg)
     _worker.start()
     _worker.times["imported"] = time.time()
 
@@ -344,8 +346,11 @@ def bench(request: pytest.FixtureRequest):
             call, known_ops = adapter.prepare(fn, args, kwargs), []
             state.enter("execute")
         before = adapter.snapshot()
+        reading = _gpu.read() if _gpu else None  # the GPU's state around the measurement, outside its samples
         with adapter.timed():
             result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
+        if reading is not None:
+            state.extra["device_state"] = _gpu.window(reading, _gpu.read())
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)

@@ -15,6 +15,7 @@ import pandas as pd
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.records import schema, store
 
+from runner import view
 from runner.errors import UserError
 from runner.rundir import RunDir
 
@@ -25,7 +26,8 @@ SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "pro
 RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
-               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu")
+               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu",
+               "device_state")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -148,10 +150,16 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
     if contents.torn is not None:
         notes.append(f"{path}: the last line is torn (the run was killed); its {len(contents.cases)} whole "
                      "case records are read")
-    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted"]
+    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted" and not c.get("cut_short")]
     if interrupted:
         notes.append(f"{path}: {len(interrupted)} case{'s were' if len(interrupted) > 1 else ' was'} interrupted "
                      "and not run again; `--resume` on that run measures them")
+    cut = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
+    if cut:
+        n = sum(bool(c.get("cut_short")) for c in contents.cases)
+        notes.append(f"{path}: {view.counted(n, 'case')} of {view.counted(len(cut), 'function')} cut short by a time "
+                     f"budget, without a result ({view.first_of(cut, 8)}); `--resume` on that run measures those the "
+                     "run's budget left, a run without --quick those cut at the quick pass's limit a case")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     if header.get("task") == "census":  # never counted in the study's tables

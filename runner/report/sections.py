@@ -11,7 +11,7 @@ from typing import Optional
 import pandas as pd
 
 from runner import view
-from runner.report import (census, compiler_sections, declared_section, figures, latency_tables,
+from runner.report import (accelerator_state, census, compiler_sections, declared_section, figures, latency_tables,
                            measurement_sections, over_releases, overview, rerun, tables, tpu_section)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
@@ -55,6 +55,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         measurement_sections.method(r),
         measurement_sections.precision(r, figure_dir),
         measurement_sections.spread(r),
+        accelerator_state.section(r),
         _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's, or off "
                  "the compiler (a torch_xla op run on the CPU, a TorchDynamo graph break, a JAX host callback).",
                  "No case recorded a fallback (an op run on another device than the cell's, or off the compiler)."),

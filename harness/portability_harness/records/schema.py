@@ -52,6 +52,13 @@ from typing import Any, Dict, List, Optional
 #    input cannot exist on the device, e.g. a strided view on an XLA device: no verdict, counted apart), and in such
 #    a cell's cases `tpu` ({verdict: runs, fails, numerics_risk or not_applicable; reason; ops: the [op, dtype]
 #    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies).
+#    Added later in schema 5 without changing a key: a case's `cut_short` (on an `interrupted` record of a case a
+#    time budget left without a result, run_budget.py: "run", the run's budget, Config.stop_at, or "case", a quick
+#    pass's limit a case, Config.case_budget_s) and the footer's `cut_short` (how many); a GPU case's `device_state`
+#    (device_state.py: its SM and memory clocks, temperature and power draw [before, after] its measurement, the
+#    NVML reasons holding its clocks at either end, `held_s` by the power or thermal policy in between; absent
+#    where NVML cannot be read); a census case's `samples_calls_s` and `samples_checks_s` (the time after its
+#    timed sample: the other samples' calls, every sample's check against its reference).
 SCHEMA = 5
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
