@@ -48,15 +48,9 @@ def _cell_table(path: Path) -> Table:
 
 
 _STYLE = {"pass": "green", "fallback": "cyan", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
-<<<<<<< HEAD
-          "not_applicable": "dim", "case_error": "bold red"}
-_CELL_STYLE = {"done": "green", "failed": "red", "incompatible": "magenta", "not_run": "dim", "excluded": "dim",
-               "running": "yellow", "pending": "yellow"}
-=======
-          "case_error": "bold red", "cut short": "yellow", "interrupted": "yellow"}
+          "not_applicable": "dim", "case_error": "bold red", "cut short": "yellow", "interrupted": "yellow"}
 _CELL_STYLE = {"done": "green", "cut_short": "yellow", "failed": "red", "incompatible": "magenta", "not_run": "dim",
                "excluded": "dim", "running": "yellow", "pending": "yellow"}
->>>>>>> issue-46b
 
 
 def _summary_table(merged: dict) -> Table:
