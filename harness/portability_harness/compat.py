@@ -71,17 +71,6 @@ def cuda_reason(label: str, build: Dict[str, Any], gpu: Dict[str, Any]) -> Optio
     return None
 
 
-def cell_reason(framework: str, device: str, device_facts: Dict[str, Any]) -> Optional[str]:
-    """Why this interpreter's framework build cannot run on the cell's GPU (`device_facts`, the host's reading of
-    it), or None: the build is asked in a process of its own (build_facts)."""
-    if device != "cuda" or not device_facts:
-        return None
-    from portability_harness import build_facts
-
-    build = build_facts.probe(framework, device)
-    return cuda_reason(build.get("label", framework), build, device_facts) if build else None
-
-
 def compiler_reason(framework: str, version: Any) -> Optional[str]:
     """Why this framework release has no compiler for the `compiled` axis, or None: torch.compile came with
     PyTorch 2.0 (jax.jit and tf.function(jit_compile=True) exist in every release the matrix pins)."""

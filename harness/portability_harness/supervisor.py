@@ -127,9 +127,9 @@ class Supervisor:
         """A framework build that cannot run on the cell's GPU ends the run before any case, as a verdict on the
         cell (Exit.INCOMPATIBLE_DEVICE) naming both sides; no results file is written."""
         if self.cfg.task != "declared":
-            from portability_harness import compat
+            from portability_harness import build_facts
 
-            reason = compat.cell_reason(self.cfg.framework, self.cfg.device, self.cfg.device_facts)
+            reason = build_facts.cell_reason(self.cfg.framework, self.cfg.device, self.cfg.device_facts)
             if reason:
                 raise HarnessError(reason, code=Exit.INCOMPATIBLE_DEVICE)
 
