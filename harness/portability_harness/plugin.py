@@ -175,7 +175,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
             state.fallback.get("ops") or state.fallback.get("devices") or [])
     else:
         outcome, message = "passed", None
-    inapplicable = w.adapter.not_applicable(state.chain) if outcome == "failed" else None
+    inapplicable = w.adapter.not_applicable(state.chain, state.function) if outcome == "failed" else None
     if inapplicable:
         outcome, message, fields = "not_applicable", inapplicable, {}
     if w.adapter.model:
