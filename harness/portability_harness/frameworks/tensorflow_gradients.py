@@ -58,19 +58,27 @@ def plan(adapter: Any, fn: Any, args: tuple, kwargs: dict, cotangent: Callable[.
     return Plan(full, args, kwargs, prepare)
 
 
+def _widened(value: Any) -> Any:
+    import tensorflow as tf
+
+    if not _inexact(value):
+        return value
+    t = tf.convert_to_tensor(value)
+    return tf.cast(t, tf.complex128 if t.dtype.is_complex else tf.float64)
+
+
+def float64_inputs(args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
+    """The arguments with every floating or complex tensor, variable or array as a float64 (complex128) tensor, made
+    on the current device (the reference's: the CPU)."""
+    return tuple(_widened(a) for a in args), {k: _widened(v) for k, v in kwargs.items()}
+
+
 def reference(fn: Any, args: tuple, kwargs: dict, cotangent: Callable[..., Any]) -> List[Any]:
     """The CPU's float64 gradients of the same inputs at the same cotangents, as NumPy arrays."""
     import tensorflow as tf
 
-    def widened(value: Any) -> Any:
-        if not _inexact(value):
-            return value
-        t = tf.convert_to_tensor(value)
-        return tf.cast(t, tf.complex128 if t.dtype.is_complex else tf.float64)
-
     with tf.device("/CPU:0"):
-        args64 = tuple(widened(a) for a in args)
-        kwargs64 = {k: widened(v) for k, v in kwargs.items()}
+        args64, kwargs64 = float64_inputs(args, kwargs)
         return [a for a, _ in arrays(_gradient(fn, args64, kwargs64, cotangent, persistent=False)())]
 
 
