@@ -23,6 +23,7 @@ class FunctionRow:
     cases: int  # distinct cases
     failed: int  # distinct cases that failed in some repeat
     warm_median_s: Optional[float]
+    backward: Optional[str] = None  # the verdict over its backward cases; None: it has none
 
 
 def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict[str, float]:
@@ -36,13 +37,16 @@ def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict
 
 
 def function_rows(cases: Iterable[Record]) -> list[FunctionRow]:
-    """One row per function of one setup's case records (any number of repeats), in order of appearance."""
+    """One row per function of one setup's case records (any number of repeats), in order of appearance: its verdict,
+    cases and latency over its forward cases, and the verdict over its backward cases apart (records.verdicts)."""
     rows = []
     for function, group in verdicts.by_function(cases).items():
-        medians = list(case_medians(group).values())
-        rows.append(FunctionRow(function, verdicts.verdict(group), len({c["case_id"] for c in group}),
-                                len({c["case_id"] for c in group if c["outcome"] == "failed"}),
-                                statistics.median(medians) if medians else None))
+        forward, backward = verdicts.by_pass(group)
+        medians = list(case_medians(forward).values())
+        rows.append(FunctionRow(function, verdicts.verdict(forward), len({c["case_id"] for c in forward}),
+                                len({c["case_id"] for c in forward if c["outcome"] == "failed"}),
+                                statistics.median(medians) if medians else None,
+                                verdicts.verdict(backward) if backward else None))
     return rows
 
 
@@ -72,6 +76,7 @@ class CellRow:
     quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
     compiler: str = "eager"
+    backward: dict[str, int] = field(default_factory=dict)  # functions with backward cases, and how they train
 
 
 CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
@@ -84,15 +89,19 @@ def cell_rows(merged: dict) -> list[CellRow]:
         cases = [case for r in runs for case in r["cases"]]
         header = next((r["header"] for r in runs if r.get("header")), None) or {}
         functions: dict[str, int] = defaultdict(int)
+        backward: dict[str, int] = defaultdict(int)
         for row in function_rows(cases):
             functions[row.verdict] += 1
+            if row.backward is not None:
+                backward[verdicts.training(row.verdict, row.backward)] += 1
         outcomes: dict[str, int] = defaultdict(int)
         for case in cases:
             outcomes[case["outcome"]] += 1
         problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
-                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager"))
+                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager",
+                           dict(backward)))
     return out
 
 
@@ -100,8 +109,18 @@ QUICK = ("Quick run: few warm samples per case. It checks that the cases run; it
          "and no latency comparison is drawn from it.")
 
 
+def backward_text(counts: dict[str, int]) -> str:
+    """"backward: 2 of 3 pass, 1 runs forward, fails backward" (counts by records.verdicts.TRAINING), or ""."""
+    if not counts:
+        return ""
+    text = f"backward: {counts.get(verdicts.TRAINS, 0)} of {sum(counts.values())} pass"
+    return text + "".join(f", {counts[k]} {k}" for k in (verdicts.FAILS_BACKWARD, verdicts.FAILS_FORWARD) if counts.get(k))
+
+
 def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
+    if r.backward:
+        functions += "; " + backward_text(r.backward)
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
     cell = (f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, config, harness
+from conftest import CURATED, ROOT, cases_of, config, harness, runner_cli
 from portability_harness.records import store
 
 pytestmark = pytest.mark.slow
@@ -86,3 +86,24 @@ def test_sparse_cases_are_marked_and_a_non_differentiable_function_has_no_backwa
     rows = {r["method"].split("::")[-1]: r for r in catalog["torch.sum"]["upstream"]}
     assert rows["test_as_sparse_gradcheck"]["layouts"] == ["sparse_coo", "sparse_csr"]
     assert rows["test_sum_meta"]["left_out"].startswith("the meta device")
+
+
+def test_the_summary_and_the_report_set_backward_beside_forward(venv_for, tmp_path):
+    """A function that runs forward and fails backward is a verdict of its own: in the run's summary, the report's grid
+    and findings; its failing cases say their pass in the failure tables."""
+    venv_for("torch-cpu")
+    out, report = tmp_path / "run", tmp_path / "report"
+    proc = runner_cli("bench", "--image", "torch-cpu", "--backend", "local", "--quick", "--curated",
+                      str(wrong_gradient_module(tmp_path, "torch")), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "1 pass; backward: 0 of 1 pass, 1 runs forward, fails backward" in (out / "summary.md").read_text()
+    proc = runner_cli("report", str(out), "--out", str(report))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = (report / "report.md").read_text()
+    grid = text.split("| framework | cpu |", 1)[1].split("\n\n", 1)[0]
+    assert "pass: 1 of 1 functions pass<br>backward: 0 of 1 pass, 1 runs forward, fails backward" in grid
+    assert "| runs forward, fails backward | 1 | torch.sin (torch cpu) |" in text
+    failing = text.split("*torch on cpu: precision (2 cases)*", 1)[1].split("\n\n", 2)[1]
+    assert failing.startswith("| function | case_id | pass |") and failing.count("| backward |") == 2
+    coverage = text.split("## Upstream coverage", 1)[1].split("\n## ", 1)[0]
+    assert "torch: 0 of 1 functions declare their upstream tests" in coverage

@@ -24,7 +24,8 @@ SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "pro
 RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
-               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output")
+               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "pass", "layout",
+               "gradient_divergence")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -44,6 +45,8 @@ class Results:
     census: pd.DataFrame = field(default_factory=pd.DataFrame)  # census case records (CENSUS_FIELDS), apart
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
     packages: dict[str, list[str]] = field(default_factory=dict)  # fingerprint -> the environment's "name==version"s
+    # (framework, function) -> the catalog's `backward` (why it has none) and `upstream` (upstream.rows), where given
+    upstream: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def quick(self) -> bool:
@@ -112,7 +115,9 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes, census=census, packages=packages)
+    upstream = {key: {k: facts[k] for k in ("backward", "upstream") if facts.get(k) is not None}
+                for key, facts in catalogs.items()}
+    return Results(sources, cases, cat, cells, notes, census=census, packages=packages, upstream=upstream)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
