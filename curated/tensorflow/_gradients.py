@@ -14,11 +14,14 @@ GRAD_TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "complex64": 1e-
             "complex128": 1e-12}
 
 
-def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5):
+def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5, finite_differences=None):
     """The check of a backward case, after grads = backward(fn, *args, **kwargs): each gradient against the CPU's
     float64 gradient of the same inputs (grads.reference) within rtol = atol = tol (GRAD_TOL for the gradient's dtype
     when not given); on the CPU, also tf.test.compute_gradient of fn in float64, its theoretical Jacobian against the
-    numerical one within jacobian_tol, as upstream's gradient tests compare them (compute_gradient_error)."""
+    numerical one within jacobian_tol, as upstream's gradient tests compare them (compute_gradient_error). That check
+    builds the whole numerical Jacobian (two calls of fn per input element), so by default it runs in the cases whose
+    gradients are float64 or complex128 only (the same check at every dtype of a parametrization would repeat it);
+    finite_differences=True or False decides instead."""
     kwargs = kwargs or {}
     assert len(grads) == len(grads.reference), f"{len(grads)} gradients, {len(grads.reference)} in the reference"
     for g, want in zip(grads, grads.reference):
@@ -26,7 +29,9 @@ def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5):
         host = tf.convert_to_tensor(g)
         got = tf.cast(host, tf.float32).numpy() if host.dtype == tf.bfloat16 else host.numpy()
         np.testing.assert_allclose(got, want, rtol=t, atol=t)
-    if tf.DeviceSpec.from_string(grads[0].device).device_type != "CPU":
+    if finite_differences is None:
+        finite_differences = all(g.dtype in (tf.float64, tf.complex128) for g in grads)
+    if not finite_differences or tf.DeviceSpec.from_string(grads[0].device).device_type != "CPU":
         return
     with tf.device("/CPU:0"):
         args64, kwargs64 = float64_inputs(args, kwargs)

@@ -25,7 +25,8 @@ def _dense64(t):
 def check_gradients(grads, fn, args, kwargs=None, rtol=None, atol=None, second_order=False, masked=False):
     """The check of a backward case, after grads = backward(fn, *args, **kwargs): each gradient against the CPU's
     float64 gradient of the same inputs (grads.reference), at rtol/atol (assert_close's defaults for the gradient's
-    dtype when not given); on the CPU, also torch.autograd.gradcheck of fn in float64, and gradgradcheck with
+    dtype when not given); on the CPU, also torch.autograd.gradcheck of fn in float64 (fast mode, as upstream runs
+    it), and gradgradcheck with
     second_order, as upstream's OpInfo tests do (test_ops.py's test_fn_grad and test_fn_gradgrad); on another
     device with second_order, the device's second derivative against the CPU's float64 one. masked: gradcheck's
     masked semantics for sparse inputs (the gradient only at the specified elements), where upstream asks for it."""
@@ -38,12 +39,13 @@ def check_gradients(grads, fn, args, kwargs=None, rtol=None, atol=None, second_o
     fn64, args64, kwargs64 = float64_case(fn, args, kwargs)
     if grads[0].device.type == "cpu":
         f, wrt = _of_inputs(fn64, args64, kwargs64)
-        # Batched gradients do not take sparse inputs (upstream's test_sparse.py turns them off alike).
+        # Fast mode, as upstream's tests run gradcheck by default (common_utils.gradcheck): a random projection of
+        # the Jacobians, not every element. Batched gradients do not take sparse inputs (test_sparse.py alike).
         sparse = any(x.layout != torch.strided for x in wrt)
         options = {"masked": masked, "check_batched_grad": False} if sparse else {}
-        torch.autograd.gradcheck(f, wrt, **options)  # raises GradcheckError with both Jacobians
+        torch.autograd.gradcheck(f, wrt, fast_mode=True, **options)  # raises GradcheckError with both Jacobians
         if second_order:
-            torch.autograd.gradgradcheck(f, wrt)
+            torch.autograd.gradgradcheck(f, wrt, fast_mode=True)
     elif second_order:
         got = _second_derivative(fn, args, kwargs)
         for g, want in zip(got, _second_derivative(fn64, args64, kwargs64)):
