@@ -114,7 +114,8 @@ def backward_text(counts: dict[str, int]) -> str:
     if not counts:
         return ""
     text = f"backward: {counts.get(verdicts.TRAINS, 0)} of {sum(counts.values())} pass"
-    return text + "".join(f", {counts[k]} {k}" for k in (verdicts.FAILS_BACKWARD, verdicts.FAILS_FORWARD) if counts.get(k))
+    return text + "".join(f", {counts[k]} {k}" for k in (verdicts.FAILS_BACKWARD, verdicts.FAILS_FORWARD)
+                          if counts.get(k))
 
 
 def cell_values(r: CellRow) -> list[str]:

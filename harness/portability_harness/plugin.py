@@ -380,7 +380,8 @@ def bench(request: pytest.FixtureRequest):
 
     _bench.with_setup = with_setup  # type: ignore[attr-defined]
     # backward.py's measurement: `prepare(stage)` makes the call to time in place of the adapter's prepare or compile.
-    _bench.prepared = lambda prepare, fn, args, kwargs: timed(None, fn, args, kwargs, prepare)  # type: ignore[attr-defined]
+    _bench.prepared = lambda prepare, fn, args, kwargs: timed(  # type: ignore[attr-defined]
+        None, fn, args, kwargs, prepare)
     return _bench
 
 
