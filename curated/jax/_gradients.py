@@ -17,19 +17,23 @@ GRAD_TOL = {np.dtype(np.float16): 1e-3, np.dtype(jnp.bfloat16): 1e-2, np.dtype(n
             np.dtype(np.complex64): 1e-6, np.dtype(np.float64): 1e-15, np.dtype(np.complex128): 1e-15}
 
 
-def check_gradients(grads, fn, args, kwargs=None, tol=None, order=1, eps=None):
+def check_gradients(grads, fn, args, kwargs=None, tol=None, order=1, eps=None, finite_differences=None):
     """The check of a backward case, after grads = backward(fn, *args, **kwargs): each gradient against the CPU's
     float64 gradient of the same inputs (grads.reference) within rtol = atol = tol (upstream's default tolerance for
     the gradient's dtype when not given); on the CPU, also jax.test_util.check_grads of fn in float64, reverse mode,
     to `order` (upstream's testOpGrad: check_grads(op, args, order, ["rev"], ...), its eps where it sets one); on
-    another device with order 2, the device's second derivative against the CPU's float64 one."""
+    another device with order 2, the device's second derivative against the CPU's float64 one. The finite-difference
+    check widens the inputs to float64 whatever the case's dtype, so by default it runs in the float32 and complex64
+    cases (and 64-bit ones) only, not again in their 16-bit twins; finite_differences=True or False decides instead."""
     kwargs = kwargs or {}
     assert len(grads) == len(grads.reference), f"{len(grads)} gradients, {len(grads.reference)} in the reference"
     for g, want in zip(grads, grads.reference):
         t = GRAD_TOL[np.dtype(g.dtype)] if tol is None else tol
         np.testing.assert_allclose(wide(g), want, rtol=t, atol=t)
     platform = next(iter(grads[0].devices())).platform
-    if platform == "cpu":
+    if finite_differences is None:
+        finite_differences = all(np.dtype(g.dtype).itemsize >= 4 for g in grads)
+    if platform == "cpu" and finite_differences:
         with x64(), jax.default_device(jax.devices("cpu")[0]):
             args64, kwargs64 = float64_inputs(args, kwargs)
             f, primals = closed(fn, args64, kwargs64)
