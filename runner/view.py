@@ -25,6 +25,7 @@ class FunctionRow:
     cases: int  # distinct cases
     failed: int  # distinct cases that failed in some repeat
     warm_median_s: Optional[float]
+    backward: Optional[str] = None  # the verdict over its backward cases; None: it has none
 
 
 def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict[str, float]:
@@ -38,20 +39,23 @@ def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict
 
 
 def function_rows(cases: Iterable[Record]) -> list[FunctionRow]:
-    """One row per function of one setup's case records (any number of repeats), in order of appearance."""
+    """One row per function of one setup's case records (any number of repeats), in order of appearance: its verdict,
+    cases and latency over its forward cases, and the verdict over its backward cases apart (records.verdicts)."""
     rows = []
     for function, group in verdicts.by_function(cases).items():
-        medians = list(case_medians(group).values())
-        rows.append(FunctionRow(function, _verdict(group), len({c["case_id"] for c in group}),
-                                len({c["case_id"] for c in group if c["outcome"] == "failed"}),
-                                statistics.median(medians) if medians else None))
+        forward, backward = verdicts.by_pass(group)
+        medians = list(case_medians(forward).values())
+        rows.append(FunctionRow(function, _verdict(forward), len({c["case_id"] for c in forward}),
+                                len({c["case_id"] for c in forward if c["outcome"] == "failed"}),
+                                statistics.median(medians) if medians else None,
+                                _verdict(backward) if backward else None))
     return rows
 
 
 def _verdict(group: list[Record]) -> str:
     """records.verdicts' verdict; a function none of whose cases has a result yet (stopped by a signal, or cut short
     by a run's budget) has none: it is shown as such, not as skipped."""
-    if all(c["outcome"] == "interrupted" for c in group):
+    if group and all(c["outcome"] == "interrupted" for c in group):
         return "cut short" if any(c.get("cut_short") for c in group) else "interrupted"
     return verdicts.verdict(group)
 
@@ -83,6 +87,7 @@ class CellRow:
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
     compiler: str = "eager"
     cut_short: dict[str, int] = field(default_factory=dict)  # function -> its cases a run's budget left unmeasured
+    backward: dict[str, int] = field(default_factory=dict)  # functions with backward cases, and how they train
 
 
 CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
@@ -95,8 +100,11 @@ def cell_rows(merged: dict) -> list[CellRow]:
         cases = [case for r in runs for case in r["cases"]]
         header = next((r["header"] for r in runs if r.get("header")), None) or {}
         functions: dict[str, int] = defaultdict(int)
+        backward: dict[str, int] = defaultdict(int)
         for row in function_rows(cases):
             functions[row.verdict] += 1
+            if row.backward is not None:
+                backward[verdicts.training(row.verdict, row.backward)] += 1
         outcomes: dict[str, int] = defaultdict(int)
         cut: dict[str, int] = defaultdict(int)
         for case in cases:
@@ -107,7 +115,7 @@ def cell_rows(merged: dict) -> list[CellRow]:
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
                            c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager",
-                           dict(cut)))
+                           dict(cut), dict(backward)))
     return out
 
 
@@ -120,8 +128,19 @@ def cell_name(r: CellRow) -> str:
             + (f" {r.compiler}" if r.compiler != "eager" else ""))
 
 
+def backward_text(counts: dict[str, int]) -> str:
+    """"backward: 2 of 3 pass, 1 runs forward, fails backward" (counts by records.verdicts.TRAINING), or ""."""
+    if not counts:
+        return ""
+    text = f"backward: {counts.get(verdicts.TRAINS, 0)} of {sum(counts.values())} pass"
+    return text + "".join(f", {counts[k]} {k}" for k in (verdicts.FAILS_BACKWARD, verdicts.FAILS_FORWARD)
+                          if counts.get(k))
+
+
 def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
+    if r.backward:
+        functions += "; " + backward_text(r.backward)
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
     return [cell_name(r), r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]

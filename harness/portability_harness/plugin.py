@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import device_state, divergence, processes, run_order, tpu_model
+from portability_harness import backward as gradients
+from portability_harness import case_kinds, device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
@@ -37,9 +38,12 @@ _gpu: Optional[device_state.Reader] = None  # the cell's GPU through NVML, where
 def pytest_configure(config: pytest.Config) -> None:
     global _worker, _adopting, _gpu
     config.addinivalue_line(
-        "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
-                   "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
+        "markers", "function(name, decile=None, top20=False, paper_label=None, backward=None): the function a curated "
+                   "module covers (the study's sample gives its usage decile, top-20 flag and label; your own, the "
+                   "name); backward: why it has no backward cases (not differentiable)"
     )
+    config.addinivalue_line("markers", "layout(name): the case's input layout or kind, one of "
+                                       + ", ".join(case_kinds.LAYOUTS))
     config.addinivalue_line(
         "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
                    "whose ids are made of the database's names)")
@@ -92,6 +96,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         case_id = marker.args[0] if marker else w.case_id(item.nodeid)
         module = (marker.kwargs.get("module") if marker else None) or item.nodeid.split("::")[0]
         item.stash[_STATE] = CaseState(function=function, case_id=case_id, module=module)
+        item.stash[_STATE].extra.update(case_kinds.fields(item))  # pass and layout
         if not w.selected(function):
             dropped.append(item)
         elif case_id in w.done:
@@ -240,6 +245,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.stash[_STATE]
     if item.get_closest_marker("function") is None:
         raise clf.CaseError('curated module has no function marker; add pytestmark = pytest.mark.function("<name>")')
+    if case_kinds.problem(state.extra):
+        raise clf.CaseError(case_kinds.problem(state.extra))
     if w.cfg.task == "census":
         return  # a census op is named by its database (an OpInfo, a primitive, a kernel), not a public name
     try:
@@ -330,7 +337,7 @@ def bench(request: pytest.FixtureRequest):
     adapter = w.adapter
     compiled = w.cfg.compiler == "compiled"
 
-    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
+    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any, prepare: Optional[Any] = None) -> Any:
         if state.probing:
             return tpu_model.probed_call(adapter, state, setup, fn, args, kwargs)
         if state.measurement is not None:
@@ -338,12 +345,12 @@ def bench(request: pytest.FixtureRequest):
         state.mark("bench_in")
         if compiled:
             t0 = time.perf_counter()
-            call, known_ops = adapter.compile(fn, args, kwargs, state.enter)
+            call, known_ops = prepare(state.enter) if prepare else adapter.compile(fn, args, kwargs, state.enter)
             state.compile_s = state.aot_s = time.perf_counter() - t0
             state.enter("compile" if adapter.compiles_on_first_call else "execute")
             call = _after_first_call(call, state)
         else:
-            call, known_ops = adapter.prepare(fn, args, kwargs), []
+            call, known_ops = prepare(state.enter) if prepare else (adapter.prepare(fn, args, kwargs), [])
             state.enter("execute")
         before = adapter.snapshot()
         reading = _gpu.read() if _gpu else None  # the GPU's state around the measurement, outside its samples
@@ -377,4 +384,14 @@ def bench(request: pytest.FixtureRequest):
         return timed(setup, fn, args, kwargs)
 
     _bench.with_setup = with_setup  # type: ignore[attr-defined]
+    # backward.py's measurement: `prepare(stage)` makes the call to time in place of the adapter's prepare or compile.
+    _bench.prepared = lambda prepare, fn, args, kwargs: timed(  # type: ignore[attr-defined]
+        None, fn, args, kwargs, prepare)
     return _bench
+
+
+@pytest.fixture
+def backward(bench: Any, request: pytest.FixtureRequest):
+    """backward(fn, *args, **kwargs): fn's gradients at a fixed cotangent, the backward call alone timed after one
+    untimed forward, and measured against the CPU's float64 gradient (backward.py). A case takes it instead of bench."""
+    return gradients.fixture(_worker.adapter, request.node.stash[_STATE], bench.prepared)

@@ -33,16 +33,17 @@ def _display(cell: Cell, repeat: int, index: int, total: int) -> CellProgress:
 
 
 def _cell_table(path: Path) -> Table:
-    """A results file's functions: verdict, cases, failures and warm median."""
+    """A results file's functions: verdict (forward cases), backward verdict, forward cases, failures, warm median."""
     contents = store.read(str(path))
     header = contents.header or {}
     title = f"{header.get('framework', '?')} {header.get('framework_version', '')} on {header.get('device', '?')}"
     t = Table(title=f"{title} ({header.get('device_model', '')})",
               caption="; ".join([str(path), *contents.problems()]))
-    for col in ("function", "verdict", "cases", "failed", "warm median"):
+    for col in ("function", "verdict", "backward", "cases", "failed", "warm median"):
         t.add_column(col, justify="right" if col in ("cases", "failed", "warm median") else "left")
     for r in view.function_rows(contents.cases):
-        t.add_row(r.function, f"[{_STYLE[r.verdict]}]{r.verdict}[/]", str(r.cases), str(r.failed),
+        back = f"[{_STYLE.get(r.backward, 'white')}]{r.backward}[/]" if r.backward else "-"
+        t.add_row(r.function, f"[{_STYLE.get(r.verdict, 'white')}]{r.verdict}[/]", back, str(r.cases), str(r.failed),
                   view.format_seconds(r.warm_median_s))
     return t
 

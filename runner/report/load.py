@@ -27,7 +27,7 @@ RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
                "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu",
-               "device_state")
+               "device_state", "pass", "layout", "gradient_divergence")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -49,6 +49,8 @@ class Results:
     packages: dict[str, list[str]] = field(default_factory=dict)  # fingerprint -> the environment's "name==version"s
     # file -> its header record, less the catalog and packages kept above (the atlas's setup facts: driver, build)
     headers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # (framework, function) -> the catalog's `backward` (why it has none) and `upstream` (upstream.rows), where given
+    upstream: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def quick(self) -> bool:
@@ -119,7 +121,10 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes, census=census, packages=packages, headers=headers)
+    upstream = {key: {k: facts[k] for k in ("backward", "upstream") if facts.get(k) is not None}
+                for key, facts in catalogs.items()}
+    return Results(sources, cases, cat, cells, notes, census=census, packages=packages, headers=headers,
+                   upstream=upstream)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from runner import view
 from runner.report import (accelerator_state, census, compiler_sections, declared_section, figures, latency_tables,
-                           measurement_sections, over_releases, overview, rerun, tables, tpu_section)
+                           measurement_sections, over_releases, overview, rerun, tables, tpu_section, training)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
@@ -43,6 +43,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         _top20(r, figure_dir),
         _deciles(r, figure_dir),
         _categories(r, figure_dir),
+        training.coverage_section(r),
         declared_section.section(r),
         compiler_sections.eager_against_compiled(r),
         tpu_section.section(r),
@@ -214,7 +215,7 @@ def _categories(r: Results, out: Path) -> Section:
     failed = rerun.with_commands(tables.failed_cases(r), r.cases)
     for (fw, target, category), g in failed.groupby(["framework", "target", "category"], sort=False):
         vendor = category == "precision" and (g["numerics"] == "vendor").any()
-        blocks.append(Table(g[["function", "case_id", "repeats", "message", RERUN]],
+        blocks.append(Table(g[["function", "case_id", "pass", "repeats", "message", RERUN]],
                             f"{fw} on {target}: {category} ({counted(len(g), 'case')})" + (
                                 "; run with the vendor's default arithmetic (numerics = vendor: TF32 or reduced-"
                                 "precision matmuls may be on), not the framework's full precision" if vendor else ""),

@@ -28,7 +28,11 @@ class JaxAdapter(Adapter):
         self._lowered: Optional[Tuple[int, Dict[str, Set[str]]]] = None  # (rules registered, lowered_platforms)
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
-        # With exactly one platform named, JAX raises instead of falling back to the CPU.
+        # With its platforms named, JAX raises instead of falling back to the CPU; an accelerator's cell names the
+        # CPU second, for the float64 reference of backward cases (backward.py): JAX's default is the first that
+        # initialises, and _setup refuses a cell whose accelerator did not.
+        if device in ("cuda", "tpu"):
+            return {"JAX_PLATFORMS": f"{_PLATFORM[device]},cpu"}
         return {"JAX_PLATFORMS": _PLATFORM[device]} if device in _PLATFORM else {}
 
     def _setup(self) -> None:
@@ -41,6 +45,10 @@ class JaxAdapter(Adapter):
             devices = jax.devices()
         except RuntimeError as e:
             raise DeviceUnavailable(f"jax {jax.__version__} cannot use {self.device_kind}: {e}")
+        wanted = {"cuda": "gpu", "tpu": "tpu"}.get(self.device_kind, "cpu")
+        if devices[0].platform != wanted:  # JAX skips a CUDA platform it finds no GPU for, and the CPU comes first
+            raise DeviceUnavailable(f"jax {jax.__version__} sees no {self.device_kind} device (its default is "
+                                    f"{devices[0].platform})")
         self.handle = devices[0]
         self._count_compilations()
 
