@@ -1,4 +1,4 @@
-"""torch.addr: cases adapted from pytorch/pytorch test/test_linalg.py (_test_addr_vs_numpy, test_addr_float_and_complex, test_addr_integral, test_addr_bool, test_outer_ger_addr_legacy_tests).
+"""torch.addr: cases adapted from pytorch/pytorch test/test_linalg.py (_test_addr_vs_numpy, test_addr_float_and_complex, test_addr_integral, test_addr_bool, test_outer_ger_addr_legacy_tests) and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over addr's OpInfo, whose sample_inputs_addr broadcasts a 0-d M); UPSTREAM_TESTS below maps each to the cases here.
 
 Inputs follow upstream: a 50x50 matrix and two 50-vectors drawn from [-2, 2), also a transposed
 matrix, a zero-strided vector, a broadcast 0-d matrix, beta == 0 with inf/NaN in the matrix (they
@@ -10,9 +10,20 @@ precisionOverride({torch.bfloat16: 1e-1}).
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.addr", decile=10, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_linalg.py::TestLinalg::test_addr_float_and_complex": [
+        "test_addr_float_and_complex", "test_addr_complex_scalars", "test_addr_layouts", "test_addr_large"],
+    "test/test_linalg.py::TestLinalg::test_addr_integral": ["test_addr_integral"],
+    "test/test_linalg.py::TestLinalg::test_addr_bool": ["test_addr_bool"],
+    "test/test_linalg.py::TestLinalg::test_outer_ger_addr_legacy_tests": ["test_addr_empty"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_addr_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_addr_backward"],
+}
 
 FLOAT_AND_COMPLEX = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64]
 INTEGRAL = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
@@ -120,3 +131,17 @@ def test_addr_large(bench, device):
     m, a, b = _operands(1024, dtype, device, 16)
     result = bench(torch.addr, m, a, b, beta=0.5, alpha=2)
     _assert_addr(result, m, a, b, 0.5, 2)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradients of M (full, or 0-d and broadcast as in sample_inputs_addr), a and b
+# against the CPU's float64 ones, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and complex128;
+# a device trains in float32 and bfloat16 too (bfloat16 at upstream's precisionOverride of 1e-1).
+@pytest.mark.parametrize("m_shape", [(4, 5), ()], ids=["matrix", "scalar_m"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_addr_backward(backward, device, dtype, m_shape):
+    m, a, b = (_sample(shape, dtype, device, seed).requires_grad_(True)
+               for seed, shape in ((17, m_shape), (18, (4,)), (19, (5,))))
+    kwargs = {"beta": 0.5, "alpha": 2}
+    grads = backward(torch.addr, m, a, b, **kwargs)
+    tolerance = {"rtol": 1.6e-2, "atol": 1e-1} if dtype == torch.bfloat16 else {}
+    check_gradients(grads, torch.addr, (m, a, b), kwargs, second_order=True, **tolerance)

@@ -1,4 +1,4 @@
-"""torch.broadcast_tensors: cases adapted from pytorch/pytorch torch/testing/_internal/common_methods_invocations.py (sample_inputs_broadcast_tensors: ((3,), (1, 2, 1), (1, 1), (5, 1, 1)); reference_inputs_broadcast_tensors: ((), (1, 1), (1, 1, 7, 1), (3, 1, 1)) and ((3, 5, 6), (1, 3, 5, 6), (1, 1, 1, 1, 6), (8, 3, 5, 6)), contiguous and not; incompatible shapes raise) and test/test_view_ops.py (test_broadcast_tensors_* : outputs are expanded views of the inputs, dtypes are kept).
+"""torch.broadcast_tensors: cases adapted from pytorch/pytorch torch/testing/_internal/common_methods_invocations.py (sample_inputs_broadcast_tensors: ((3,), (1, 2, 1), (1, 1), (5, 1, 1)); reference_inputs_broadcast_tensors: ((), (1, 1), (1, 1, 7, 1), (3, 1, 1)) and ((3, 5, 6), (1, 3, 5, 6), (1, 1, 1, 1, 6), (8, 3, 5, 6)), contiguous and not; incompatible shapes raise) and test/test_view_ops.py (test_broadcast_tensors_* : outputs are expanded views of the inputs, dtypes are kept) and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over broadcast_tensors' OpInfo: each input's gradient sums its output's cotangent over the broadcast dims); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is torch.broadcast_tensors(*tensors). Each output must equal NumPy's
 np.broadcast_arrays of the inputs exactly, keep its input's dtype and device, and be a view of its
@@ -7,9 +7,21 @@ input (same storage, no copy).
 import numpy as np
 import pytest
 import torch
-from _support import random_array, storage_ptr
+from _gradients import check_gradients
+from _support import ids, random_array, storage_ptr, to_device
 
 pytestmark = pytest.mark.function("torch.broadcast_tensors", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_ops.py::TestCommon::test_compare_cpu": [
+        "test_broadcast_tensors_sample_shapes", "test_broadcast_tensors_mixed_dtypes", "test_broadcast_tensors_edge",
+        "test_broadcast_tensors_large"],
+    "test/test_ops.py::TestCommon::test_errors": ["test_broadcast_tensors_incompatible"],
+    "test/test_view_ops.py::TestOldViewOps::test_broadcast_tensors": [
+        "test_broadcast_tensors_sample_shapes", "test_broadcast_tensors_mixed_dtypes"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_broadcast_tensors_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_broadcast_tensors_backward"],
+}
 
 _DTYPES = [torch.float32, torch.int64, torch.bool, torch.float64, torch.complex64]
 
@@ -72,3 +84,16 @@ def test_broadcast_tensors_incompatible(bench, device):
     a, b = torch.zeros((1, 3), device=device), torch.zeros((4, 5), device=device)
     with pytest.raises(RuntimeError):
         torch.broadcast_tensors(a, b)
+
+
+# test_fn_grad / test_fn_gradgrad on sample_inputs_broadcast_tensors' first shape set: every input's gradient (its
+# output's cotangent summed over the dims it was broadcast along) against the CPU's float64 one, with gradcheck and
+# gradgradcheck on the CPU. Upstream checks float64 and complex128; a device trains in float32 too.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=ids)
+def test_broadcast_tensors_backward(backward, device, dtype):
+    shapes = [(3,), (1, 2, 1), (1, 1), (5, 1, 1)]
+    tensors = [to_device(random_array(s, dtype, 20 + i), device, dtype, requires_grad=True)
+               for i, s in enumerate(shapes)]
+    grads = backward(torch.broadcast_tensors, *tensors)
+    assert [tuple(g.shape) for g in grads] == shapes
+    check_gradients(grads, torch.broadcast_tensors, tuple(tensors), second_order=True)

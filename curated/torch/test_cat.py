@@ -1,4 +1,4 @@
-"""torch.cat: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_cat_all_dtypes_and_devices, test_cat, test_cat_empty, test_cat_empty_legacy, test_cat_in_channels_last, test_cat_preserve_channels_last).
+"""torch.cat: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_cat_all_dtypes_and_devices, test_cat, test_cat_empty, test_cat_empty_legacy, test_cat_in_channels_last, test_cat_preserve_channels_last), test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over cat's OpInfo: each piece's gradient is its slice of the cotangent) and test/test_sparse.py (TestSparse.test_cat: sparse COO pieces against the cat of their dense forms); UPSTREAM_TESTS below maps each to the cases here.
 
 cat only copies, so every case compares exactly (rtol=0, atol=0) with np.concatenate of the
 inputs read back from the device.
@@ -6,9 +6,24 @@ inputs read back from the device.
 import numpy as np
 import pytest
 import torch
-from _support import check_equal, host, ids, randn
+from _gradients import check_gradients
+from _support import check_equal, host, ids, randn, random_tensor
 
 pytestmark = pytest.mark.function("torch.cat", top20=True, decile=100)
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat_all_dtypes_and_devices": ["test_cat_all_dtypes"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat": [
+        "test_cat_three_transposed", "test_cat_split_roundtrip"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat_empty": ["test_cat_empty"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat_empty_legacy": ["test_cat_empty_legacy"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat_in_channels_last": ["test_cat_channels_last"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_cat_preserve_channels_last": [
+        "test_cat_channels_last"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_cat_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_cat_backward"],
+    "test/test_sparse.py::TestSparse::test_cat": ["test_cat_sparse"],
+}
 
 ALL_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
               torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128]
@@ -75,6 +90,7 @@ def test_cat_empty_legacy(bench, device, order):
 
 # test_cat_in_channels_last / test_cat_preserve_channels_last: channels-last inputs along every
 # dim; the "larger than grain size" variant uses bigger images (kept under 50 MB here).
+@pytest.mark.layout("channels_last")
 @pytest.mark.parametrize("dim", [0, 1, 2, 3])
 @pytest.mark.parametrize("hw", [8, 128], ids=["small", "large"])
 def test_cat_channels_last(bench, device, dim, hw):
@@ -85,3 +101,36 @@ def test_cat_channels_last(bench, device, dim, hw):
         # upstream checks the memory format only on native devices (onlyNativeDeviceTypes)
         assert result.is_contiguous(memory_format=torch.channels_last)
     _assert_cat(result, tensors, dim)
+
+
+# test_fn_grad / test_fn_gradgrad: three pieces of different widths along dim 1, each piece's gradient (its slice of
+# the cotangent) against the CPU's float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64
+# and complex128; a device trains in float32 and bfloat16 too.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_cat_backward(backward, device, dtype):
+    pieces = [random_tensor((2, n, 4), dtype, device, 10 + n).requires_grad_(True) for n in (3, 1, 4)]
+    grads = backward(torch.cat, pieces, 1)
+    check_gradients(grads, torch.cat, (pieces, 1), second_order=True)
+
+
+# TestSparse.test_cat: sparse COO pieces (3 sparse dims, and 2 sparse dims with a dense one), in float64 and complex128
+# as upstream, concatenated along dim 1; the result equals the cat of their dense forms.
+@pytest.mark.layout("sparse_coo")
+@pytest.mark.parametrize("sparse_dims", [3, 2])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=ids)
+def test_cat_sparse(bench, device, dtype, sparse_dims):
+    dense = [_sparse_values((2, n, 4), dtype, 20 + n) for n in (3, 1, 4)]
+    pieces = [torch.from_numpy(d).to(device).to_sparse(sparse_dims) for d in dense]
+    result = bench(torch.cat, pieces, 1)
+    assert result.layout == torch.sparse_coo and result.dtype == dtype
+    check_equal(result.to_dense(), np.concatenate(dense, axis=1))
+
+
+def _sparse_values(shape, dtype, seed):
+    """Standard normal values (complex: real and imaginary parts) with about half of the rows along dim 1 zero."""
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(shape)
+    if dtype.is_complex:
+        values = values + 1j * rng.standard_normal(shape)
+    values[:, rng.random(shape[1]) < 0.5] = 0
+    return values

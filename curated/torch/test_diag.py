@@ -1,4 +1,4 @@
-"""torch.diag: cases adapted from pytorch/pytorch test/test_shape_ops.py (test_diag, test_diagonal) and test/test_tensor_creation_ops.py (test_diagflat, test_diag_embed).
+"""torch.diag: cases adapted from pytorch/pytorch test/test_shape_ops.py (test_diag, test_diagonal) and test/test_tensor_creation_ops.py (test_diagflat, test_diag_embed), and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over diag's OpInfo, both directions); UPSTREAM_TESTS below maps each to the cases here.
 
 diag extracts a diagonal from a matrix or builds a matrix from a vector; both only move values,
 so results are compared exactly with np.diag.
@@ -6,9 +6,21 @@ so results are compared exactly with np.diag.
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_equal, host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.diag", decile=90, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_shape_ops.py::TestShapeOps::test_diag": ["test_diag_matrix_to_vector"],
+    "test/test_shape_ops.py::TestShapeOps::test_diagonal": [
+        "test_diag_offset", "test_diag_noncontiguous", "test_diag_empty"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_diagflat": [
+        "test_diag_vector_to_matrix", "test_diag_large"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_diag_embed": ["test_diag_vector_to_matrix"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_diag_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_diag_backward"],
+}
 
 
 def _make(shape, dtype, device, seed):
@@ -75,3 +87,16 @@ def test_diag_large(bench, device):
     x = _make((2048,), torch.float32, device, seed=5)
     result = bench(torch.diag, x)
     _assert_diag(result, x)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradient of a matrix's diagonal (the cotangent scattered onto it) and of a
+# vector made a diagonal matrix (the cotangent's diagonal), on and off the main diagonal, against the CPU's float64
+# one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and complex128; a device trains in float32
+# and bfloat16 too.
+@pytest.mark.parametrize("shape, diagonal", [((4, 5), 0), ((5, 4), -1), ((4,), 0), ((4,), 2)],
+                         ids=["matrix", "matrix-1", "vector", "vector+2"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_diag_backward(backward, device, dtype, shape, diagonal):
+    x = random_tensor(shape, dtype, device, 6).requires_grad_(True)
+    grads = backward(torch.diag, x, diagonal)
+    check_gradients(grads, torch.diag, (x, diagonal), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.logdet: cases adapted from pytorch/pytorch test/test_linalg.py (test_logdet: logdet equals log(det) for positive determinants, NaN for negative ones, -inf for singular matrices, batched inputs, 0x0 matrices; test_logdet_... for well-conditioned random matrices) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_linalg_det_logdet_slogdet: square matrices of sizes 0, 1, 5 with batch dims (), (0,), (2,), (1, 3); float32/float64/complex64).
+"""torch.logdet: cases adapted from pytorch/pytorch test/test_linalg.py (test_det_logdet_slogdet and test_det_logdet_slogdet_batched: logdet equals log(det) for positive determinants, NaN for negative ones, -inf for singular matrices, batched inputs, 0x0 matrices, well-conditioned random matrices) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_linalg_det_logdet_slogdet: square matrices of sizes 0, 1, 5 with batch dims (), (0,), (2,), (1, 3); float32/float64/complex64), and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over logdet's OpInfo, on those samples); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is torch.logdet(A). The reference comes from NumPy's slogdet in float64: log|det| where
 the sign is +1, NaN where it is -1, -inf where it is 0 (complex: log|det| + i * angle(sign)).
@@ -7,9 +7,19 @@ Compared with assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
-from _support import check_close, ids
+from _gradients import check_gradients
+from _support import check_close, ids, to_device
 
 pytestmark = pytest.mark.function("torch.logdet", decile=10, top20=False, paper_label="torch.slogdet")
+
+UPSTREAM_TESTS = {
+    "test/test_linalg.py::TestLinalg::test_det_logdet_slogdet": [
+        "test_logdet_signs", "test_logdet_complex", "test_logdet_transposed", "test_logdet_large"],
+    "test/test_linalg.py::TestLinalg::test_det_logdet_slogdet_batched": ["test_logdet_signs", "test_logdet_large"],
+    "test/test_ops.py::TestCommon::test_compare_cpu": ["test_logdet_samples"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_logdet_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_logdet_backward"],
+}
 
 
 def _np_logdet(a):
@@ -99,3 +109,18 @@ def test_logdet_large(bench, device, shape):
     x = torch.from_numpy(a).to(device)
     result = bench(torch.logdet, x)
     _check(result, a, torch.float64)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradient, the cotangent times the inverse transpose (conjugate transpose for
+# complex), of a batch of well-conditioned matrices with positive determinants (complex: any phase), against the CPU's
+# float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and complex128; a device trains in
+# float32 too.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=ids)
+def test_logdet_backward(backward, device, dtype):
+    rng = np.random.default_rng(11)
+    a = _positive_det_matrix(rng, (2, 3, 3))
+    if dtype.is_complex:
+        a = a + 1j * rng.standard_normal((2, 3, 3))
+    x = to_device(a, device, dtype, requires_grad=True)
+    grads = backward(torch.logdet, x)
+    check_gradients(grads, torch.logdet, (x,), second_order=True)

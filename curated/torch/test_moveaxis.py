@@ -1,4 +1,4 @@
-"""torch.moveaxis: cases adapted from pytorch/pytorch test/test_shape_ops.py (test_movedim: inputs of 0 to 4 dims with sizes 5..10 in int64/float32/complex128, every ordered pair of source/destination dims, positive and negative, then tuples of dims, each checked against np.moveaxis; test_movedim_invalid: out-of-range dims raise IndexError, mismatched or repeated dims raise RuntimeError) and torch/testing/_internal/common_methods_invocations.py (sample_movedim_moveaxis: a (4, 3, 2, 1) input with sources (0, 1, 2, 3) -> (3, 2, 1, 0) and (0, -1) -> (1, 2)).
+"""torch.moveaxis: cases adapted from pytorch/pytorch test/test_shape_ops.py (test_movedim: inputs of 0 to 4 dims with sizes 5..10 in int64/float32/complex128, every ordered pair of source/destination dims, positive and negative, then tuples of dims, each checked against np.moveaxis; test_movedim_invalid: out-of-range dims raise IndexError, mismatched or repeated dims raise RuntimeError) and torch/testing/_internal/common_methods_invocations.py (sample_movedim_moveaxis: a (4, 3, 2, 1) input with sources (0, 1, 2, 3) -> (3, 2, 1, 0) and (0, -1) -> (1, 2)), and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over the movedim OpInfo, of which moveaxis is the alias); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is torch.moveaxis(x, source, destination), which returns a view of x. Each result is
 compared exactly with np.moveaxis on the same data (shape, dtype, values) and must share x's storage.
@@ -8,9 +8,20 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from _support import ids, random_array
+from _gradients import check_gradients
+from _support import ids, random_array, random_tensor
 
 pytestmark = pytest.mark.function("torch.moveaxis", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_shape_ops.py::TestShapeOps::test_movedim": [
+        "test_moveaxis_int_dims", "test_moveaxis_negative_dims", "test_moveaxis_tuple_dims", "test_moveaxis_low_rank",
+        "test_moveaxis_noncontiguous", "test_moveaxis_large"],
+    "test/test_shape_ops.py::TestShapeOps::test_movedim_invalid": ["test_moveaxis_invalid"],
+    "test/test_ops.py::TestCommon::test_compare_cpu": ["test_moveaxis_tuple_dims"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_moveaxis_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_moveaxis_backward"],
+}
 
 def _check(result, x, a, source, destination):
     expected = np.moveaxis(a, source, destination)
@@ -109,3 +120,15 @@ def test_moveaxis_large(bench, device):
     x = torch.from_numpy(a).to(device)
     result = bench(torch.moveaxis, x, -1, 1)
     _check(result, x, a, -1, 1)
+
+
+# test_fn_grad / test_fn_gradgrad on sample_movedim_moveaxis' dims: the gradient (the cotangent moved back) against
+# the CPU's float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and complex128; a device
+# trains in float32 and bfloat16 too.
+@pytest.mark.parametrize("src,dst", [((0, 1, 2, 3), (3, 2, 1, 0)), ((0, -1), (1, 2)), (1, 3)],
+                         ids=["reverse", "pair_neg", "one"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_moveaxis_backward(backward, device, dtype, src, dst):
+    x = random_tensor((4, 3, 2, 1), dtype, device, 7).requires_grad_(True)
+    grads = backward(torch.moveaxis, x, src, dst)
+    check_gradients(grads, torch.moveaxis, (x, src, dst), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.round: cases adapted from pytorch/pytorch test/test_unary_ufuncs.py (test_reference_numerics_normal, test_reference_numerics_extremal, run on the 'round', 'round.decimals_0', 'round.decimals_3' and 'round.decimals_neg_3' OpInfos of torch/testing/_internal/common_methods_invocations.py) and test/test_tensor_creation_ops.py (test_device_rounding).
+"""torch.round: cases adapted from pytorch/pytorch test/test_unary_ufuncs.py (test_reference_numerics_normal, test_reference_numerics_extremal, run on the 'round', 'round.decimals_0', 'round.decimals_3' and 'round.decimals_neg_3' OpInfos of torch/testing/_internal/common_methods_invocations.py) and test/test_tensor_creation_ops.py (test_device_rounding); the gradient (zero wherever round is continuous) by test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over those OpInfos); sparse inputs by test/test_sparse.py (TestSparseUnaryUfuncs: test_sparse_consistency, test_sparse_fn_grad on COO inputs) and test/test_sparse_csr.py (TestSparseCSR.test_sparse_csr_consistency); UPSTREAM_TESTS below maps each to the cases here.
 
 The reference is np.round (half to even) of the device's input values, computed in the input
 dtype (float32 for float16 / bfloat16) and cast back; comparison uses assert_close's
@@ -9,9 +9,25 @@ cases run on every device.
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import ids, randn, to_device
 
 pytestmark = pytest.mark.function("torch.round", decile=90, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_reference_numerics_normal": [
+        "test_round_reference", "test_round_decimals", "test_round_large", "test_round_noncontiguous"],
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_reference_numerics_extremal": ["test_round_extremal"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_device_rounding": ["test_round_half_to_even"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_round_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_round_backward"],
+    "test/test_sparse.py::TestSparseUnaryUfuncs::test_sparse_consistency": ["test_round_sparse"],
+    "test/test_sparse.py::TestSparseUnaryUfuncs::test_sparse_fn_grad": ["test_round_sparse_backward"],
+    "test/test_sparse_csr.py::TestSparseCSR::test_sparse_csr_consistency": ["test_round_sparse"],
+    "test/test_sparse_csr.py::TestSparseCSR::test_autograd_sparse_csr_unary": "upstream skips round there: it is not "
+                                                                              "among the unary ops allowed autograd "
+                                                                              "on CSR inputs",
+}
 
 FLOATING = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 
@@ -83,3 +99,54 @@ def test_round_noncontiguous(bench, device):
     x = randn((50, 80), device, torch.float64, 3, scale=10).t()[::2]
     result = bench(torch.round, x, decimals=1)
     _assert_round(result, x, 1)
+
+
+# test_fn_grad / test_fn_gradgrad on 'round' and 'round.decimals_3': the gradient is zero (round is piecewise
+# constant; the inputs stay clear of its jumps), against the CPU's float64 one, with gradcheck and gradgradcheck on
+# the CPU. Upstream checks float64; a device trains in float32 and bfloat16 too.
+@pytest.mark.parametrize("decimals", [0, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=ids)
+def test_round_backward(backward, device, dtype, decimals):
+    rng = np.random.default_rng(4)
+    # Integers plus fractions in [0.1, 0.4]: clear of the jumps at halves even after rounding to bfloat16.
+    x = to_device(rng.integers(-5, 5, (3, 4)) + rng.uniform(0.1, 0.4, (3, 4)), device, dtype, requires_grad=True)
+    grads = backward(torch.round, x, decimals=decimals)
+    check_gradients(grads, torch.round, (x,), {"decimals": decimals}, second_order=True)
+
+
+def _sparse(layout, dtype, device, seed):
+    """A (6, 5) matrix with about half of its entries zero (round keeps them zero), sparse."""
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((6, 5)) * 20
+    values[rng.random((6, 5)) < 0.5] = 0
+    dense = to_device(values, device, dtype)
+    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
+
+
+SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
+          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+
+
+# test_sparse_consistency / test_sparse_csr_consistency: round of a sparse input keeps its layout and equals round
+# of its dense form.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+@pytest.mark.parametrize("layout", SPARSE)
+def test_round_sparse(bench, device, layout, dtype):
+    x = _sparse(layout, dtype, device, seed=5)
+    result = bench(torch.round, x)
+    assert result.layout == x.layout
+    _assert_round(result.to_dense(), x.to_dense())
+
+
+def _round_dense(x):
+    return torch.round(x).to_dense()
+
+
+# test_sparse_fn_grad: the (zero) gradient of a sparse COO input at its specified elements, gradcheck's masked
+# semantics as upstream.
+@pytest.mark.layout("sparse_coo")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_round_sparse_backward(backward, device, dtype):
+    x = _sparse("sparse_coo", dtype, device, seed=6).requires_grad_(True)
+    grads = backward(_round_dense, x)
+    check_gradients(grads, _round_dense, (x,), masked=True)
