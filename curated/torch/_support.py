@@ -94,6 +94,20 @@ def random_tensor(shape, dtype, device, seed, **ranges):
     return to_device(random_array(shape, dtype, seed, **ranges), device, dtype)
 
 
+# The sparse layouts upstream runs an op on (test_sparse.py's COO, test_sparse_csr.py's CSR), as marked parameters.
+SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
+          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+
+
+def sparse_tensor(values, layout, device, dtype, seed):
+    """`values` (a NumPy matrix) with about half of its entries zeroed, where np.random.default_rng(seed).random()
+    < 0.5, as a tensor of `dtype` on `device` in `layout`: "sparse_coo" or "sparse_csr" (SPARSE's names)."""
+    values = np.array(values)
+    values[np.random.default_rng(seed).random(values.shape) < 0.5] = 0
+    dense = to_device(values, device, dtype)
+    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
+
+
 def randn(shape, device, dtype, seed, scale=1.0, requires_grad=False):
     """Standard normal values (times scale) from np.random.default_rng(seed), as a tensor."""
     return to_device(np.random.default_rng(seed).standard_normal(shape) * scale, device, dtype, requires_grad)

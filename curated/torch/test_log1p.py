@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import check_close, ids, to_device, uniform
+from _support import SPARSE, check_close, ids, sparse_tensor, to_device, uniform
 
 pytestmark = pytest.mark.function("torch.log1p", decile=70, top20=False)
 
@@ -132,15 +132,7 @@ def test_log1p_backward(backward, device, dtype):
 
 def _sparse(layout, dtype, device, seed):
     """A (6, 5) matrix inside the domain with about half of its entries zero (log1p keeps them zero), sparse."""
-    rng = np.random.default_rng(seed)
-    values = rng.uniform(-0.9, 3, (6, 5))
-    values[rng.random((6, 5)) < 0.5] = 0
-    dense = to_device(values, device, dtype)
-    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
-
-
-SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
-          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+    return sparse_tensor(np.random.default_rng(seed).uniform(-0.9, 3, (6, 5)), layout, device, dtype, seed + 1)
 
 
 # test_sparse_consistency / test_sparse_csr_consistency: log1p of a sparse input keeps its layout and equals log1p of

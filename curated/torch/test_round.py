@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import ids, randn, to_device
+from _support import SPARSE, ids, randn, sparse_tensor, to_device
 
 pytestmark = pytest.mark.function("torch.round", decile=90, top20=False)
 
@@ -116,15 +116,7 @@ def test_round_backward(backward, device, dtype, decimals):
 
 def _sparse(layout, dtype, device, seed):
     """A (6, 5) matrix with about half of its entries zero (round keeps them zero), sparse."""
-    rng = np.random.default_rng(seed)
-    values = rng.standard_normal((6, 5)) * 20
-    values[rng.random((6, 5)) < 0.5] = 0
-    dense = to_device(values, device, dtype)
-    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
-
-
-SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
-          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+    return sparse_tensor(np.random.default_rng(seed).standard_normal((6, 5)) * 20, layout, device, dtype, seed + 1)
 
 
 # test_sparse_consistency / test_sparse_csr_consistency: round of a sparse input keeps its layout and equals round

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import ids, to_device
+from _support import SPARSE, ids, sparse_tensor, to_device
 
 pytestmark = pytest.mark.function("torch.sum", decile=100, top20=True)
 
@@ -185,14 +185,7 @@ def test_sum_backward(backward, device, dtype, dim, keepdim):
 
 def _sparse(layout, dtype, device, seed):
     """A (6, 5) matrix with about half of its entries zero, in the sparse layout (COO or CSR)."""
-    values = np.random.default_rng(seed).standard_normal((6, 5))
-    values[np.random.default_rng(seed + 1).random((6, 5)) < 0.5] = 0
-    dense = to_device(values, device, dtype)
-    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
-
-
-SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
-          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+    return sparse_tensor(np.random.default_rng(seed).standard_normal((6, 5)), layout, device, dtype, seed + 1)
 
 
 # test_reductions: sum of a sparse input equals the sum of its dense form.
