@@ -1,4 +1,4 @@
-"""torch.autograd.functional.jvp: cases adapted from pytorch/pytorch test/autograd/test_functional.py (test_jvp_output: reducer x.sum(dim=1) on a 4x4 input with v of ones; test_jvp_scalar: x.sum() and exp of a 0-d input; test_jvp_multiple_inputs / outputs; test_jvp_create_graph; test_jvp_no_grad; test_jvp_err_check's v shape mismatch).
+"""torch.autograd.functional.jvp: cases adapted from pytorch/pytorch test/autograd/test_functional.py (test_jvp_output: reducer x.sum(dim=1) on a 4x4 input with v of ones; test_jvp_scalar: x.sum() and exp of a 0-d input; test_jvp_multiple_inputs / outputs; test_jvp_create_graph; test_jvp_no_grad; test_jvp_err_check's v shape mismatch). test_jvp_create_graph also runs gradcheck and gradgradcheck through jvp(..., create_graph=True): its outputs are differentiable in the inputs and in v, which the backward cases check. UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is jvp(func, inputs, v, ...). It returns (func(inputs), J v); both are compared in
 float64 with the analytic Jacobian-vector product computed in NumPy (assert_close's defaults).
@@ -7,9 +7,23 @@ import numpy as np
 import pytest
 import torch
 from _support import check_close, to_device
+from _gradients import check_gradients
 from torch.autograd.functional import jvp
 
 pytestmark = pytest.mark.function("torch.autograd.functional.jvp", decile=30, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_output": ["test_jvp_reducer",
+                                                                                  "test_jvp_elementwise"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_scalar": ["test_jvp_scalar"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_multiple_inputs": ["test_jvp_multiple_inputs"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_multiple_outputs": [
+        "test_jvp_multiple_outputs"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_create_graph": [
+        "test_jvp_create_graph", "test_jvp_backward"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_no_grad": ["test_jvp_detached_and_errors"],
+    "test/autograd/test_functional.py::TestAutogradFunctional::test_jvp_err_check": ["test_jvp_detached_and_errors"],
+}
 
 
 # test_jvp_output: reducer(x) = x.sum(dim=1) on a 4x4 input; v of ones (upstream) and random.
@@ -115,3 +129,21 @@ def test_jvp_large(bench, device):
     h = np.tanh(x_np @ w_np)
     check_close(out, h, torch.float64)
     check_close(jv, (1 - h ** 2) * (v_np @ w_np), torch.float64)
+
+
+def _jvp_of_layer(x, w, v):
+    """(tanh(x @ w), its product with v), differentiable: jvp with create_graph=True, as test_jvp_create_graph."""
+    return jvp(lambda a, b: torch.tanh(a @ b), (x, w), (v, torch.zeros_like(w)), create_graph=True)
+
+
+# test_jvp_create_graph's gradcheck / gradgradcheck: the gradients of both outputs, the value and J v, with respect
+# to the inputs x and W and to v, against the CPU's float64 ones, with gradcheck and gradgradcheck on the CPU.
+# Upstream checks float64; a device trains in float32 too.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=lambda d: str(d).replace("torch.", ""))
+def test_jvp_backward(backward, device, dtype):
+    rng = np.random.default_rng(8)
+    x, w, v = (to_device(rng.standard_normal(shape) / 2, device, dtype, requires_grad=True)
+               for shape in ((3, 4), (4, 2), (3, 4)))
+    grads = backward(_jvp_of_layer, x, w, v)
+    check_gradients(grads, _jvp_of_layer, (x, w, v), rtol=1e-5 if dtype == torch.float32 else None,
+                    second_order=True)

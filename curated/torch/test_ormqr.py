@@ -1,4 +1,4 @@
-"""torch.ormqr: cases adapted from pytorch/pytorch test/test_linalg.py (test_ormqr: A of shape (*batch, m, n) for batch dims (), (0,), (2,), (2, 1) and m, n in {5, 2, 0}, factored by torch.geqrf, Fortran- and C-contiguous reflectors, C multiplied from the left and the right, with and without the conjugate transpose, compared with the explicit Q of linalg.qr(mode='complete'); an all-zero tau gives Q = I; test_ormqr_errors_and_warnings: the shape errors) in every floating and complex dtype.
+"""torch.ormqr: cases adapted from pytorch/pytorch test/test_linalg.py (test_ormqr: A of shape (*batch, m, n) for batch dims (), (0,), (2,), (2, 1) and m, n in {5, 2, 0}, factored by torch.geqrf, Fortran- and C-contiguous reflectors, C multiplied from the left and the right, with and without the conjugate transpose, compared with the explicit Q of linalg.qr(mode='complete'); an all-zero tau gives Q = I; test_ormqr_errors_and_warnings: the shape errors) in every floating and complex dtype, and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over ormqr's OpInfo: the gradients of the reflectors, tau and C); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is torch.ormqr(reflectors, tau, C, left=..., transpose=...), where (reflectors, tau)
 come from torch.geqrf(A) on the cell's device (outside the timed call). The reference applies, in
@@ -8,9 +8,19 @@ Q C, C Q, Q^H C or C Q^H (and, once, the explicit Q); compared with assert_close
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import ids, random_array, to_device
 
 pytestmark = pytest.mark.function("torch.ormqr", decile=40, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_linalg.py::TestLinalg::test_ormqr": [
+        "test_ormqr_dtypes", "test_ormqr_shapes", "test_ormqr_empty", "test_ormqr_zero_tau", "test_ormqr_matches_qr",
+        "test_ormqr_large"],
+    "test/test_linalg.py::TestLinalg::test_ormqr_errors_and_warnings": ["test_ormqr_errors"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_ormqr_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_ormqr_backward"],
+}
 
 _MODES = [(True, False), (False, False), (True, True), (False, True)]
 _MODE_IDS = ["QC", "CQ", "QhC", "CQh"]
@@ -145,3 +155,18 @@ def test_ormqr_errors(bench, device):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_ormqr_large(bench, device, dtype):
     _run(bench, device, dtype, (), 256, 128, True, False, seed=6)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradients of the reflectors (below their diagonal: ormqr reads nothing else),
+# tau and C, for Q C and C Q^H, against the CPU's float64 ones, with gradcheck and gradgradcheck on the CPU. Upstream
+# checks float64 and complex128; a device trains in float32 too.
+@pytest.mark.parametrize("left,transpose", [(True, False), (False, True)], ids=["QC", "CQh"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=ids)
+def test_ormqr_backward(backward, device, dtype, left, transpose):
+    rng = np.random.default_rng(7)
+    a = to_device(random_array((2, 5, 3), dtype, rng, reals=(-2, 2)), device)
+    reflectors, tau = (t.detach().requires_grad_(True) for t in torch.geqrf(a))
+    c = to_device(random_array((2, 5, 4) if left else (2, 4, 5), dtype, rng), device, requires_grad=True)
+    kwargs = {"left": left, "transpose": transpose}
+    grads = backward(torch.ormqr, reflectors, tau, c, **kwargs)
+    check_gradients(grads, torch.ormqr, (reflectors, tau, c), kwargs, second_order=True)

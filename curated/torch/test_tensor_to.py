@@ -1,4 +1,4 @@
-"""torch.Tensor.to: cases adapted from pytorch/pytorch test/test_torch.py (test_to: to(dtype), to(device), to(device, dtype), to(other) and copy=True, with `a.to(a.device) is a` when nothing changes; test_to_with_tensor: to(other) takes the other tensor's device; test_memory_format_to / test_memory_format_type: memory_format=torch.channels_last) and test_type_conversions (float -> integer truncates toward zero, values to bool, int -> float).
+"""torch.Tensor.to: cases adapted from pytorch/pytorch test/test_torch.py (test_to: to(dtype), to(device), to(device, dtype), to(other) and copy=True, with `a.to(a.device) is a` when nothing changes; test_to_with_tensor: to(other) takes the other tensor's device; test_memory_format_to / test_memory_format_type: memory_format=torch.channels_last) and test_type_conversions (float -> integer truncates toward zero, values to bool, int -> float); test/test_cuda.py (TestCuda.test_to_non_blocking: a pinned host tensor to the GPU and a GPU tensor to pinned host memory, non_blocking); test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over the 'to' OpInfo: the gradient goes back to the source's device, dtype and layout). UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is `x.to(...)`. Moving a host tensor to the cell's device is the function's own work,
 so those cases build x on the CPU; the others build it on the device. Each case checks dtype,
@@ -8,9 +8,20 @@ result is `x` itself (no conversion needed) or a new tensor (copy=True or a real
 import numpy as np
 import pytest
 import torch
-from _support import host, ids, np_dtype
+from _gradients import check_gradients
+from _support import host, ids, need_cuda, np_dtype, randn
 
 pytestmark = pytest.mark.function("torch.Tensor.to", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "test/test_torch.py::TestTorch::test_to": [
+        "test_to_dtype", "test_to_noop_and_copy", "test_to_host_to_device", "test_to_autograd", "test_to_bfloat16"],
+    "test/test_torch.py::TestTorch::test_to_with_tensor": ["test_to_noop_and_copy", "test_to_host_to_device"],
+    "test/test_torch.py::TestTorch::test_memory_format_to": ["test_to_channels_last"],
+    "test/test_cuda.py::TestCuda::test_to_non_blocking": ["test_to_pinned_non_blocking"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_to_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_to_backward"],
+}
 
 
 # test_to: to(dtype) on the device, between floating, integer, bool and complex dtypes.
@@ -71,6 +82,7 @@ def test_to_host_to_device(bench, device, how):
 
 
 # test_memory_format_to: channels_last gives NHWC strides and the same logical values.
+@pytest.mark.layout("channels_last")
 @pytest.mark.parametrize("shape", [(2, 3, 8, 8), (4, 16, 5, 7)], ids=str)
 def test_to_channels_last(bench, device, shape):
     x_np = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
@@ -103,3 +115,38 @@ def test_to_bfloat16(bench, device):
     # bfloat16 keeps 8 significant bits: relative error at most 2**-8.
     np.testing.assert_allclose(got, x_np, rtol=2.0 ** -8, atol=0)
     np.testing.assert_array_equal(got, host(torch.from_numpy(x_np).to(torch.bfloat16)))
+
+
+# TestCuda.test_to_non_blocking: a pinned host tensor copied to the GPU, and a GPU tensor copied to the host (which
+# then lands in pinned memory), both with non_blocking=True; each equals its source once the device has synchronized.
+# Pinned memory needs CUDA: elsewhere the case skips.
+@pytest.mark.layout("pinned")
+@pytest.mark.parametrize("direction", ["host_to_device", "device_to_host"])
+def test_to_pinned_non_blocking(bench, device, direction):
+    need_cuda(device, "pinned memory: ")
+    x_np = np.random.default_rng(4).standard_normal((256, 1024)).astype(np.float32)
+    if direction == "host_to_device":
+        x = torch.from_numpy(x_np).pin_memory()
+        y = bench(x.to, device, non_blocking=True)
+        assert y.device.type == device.type
+    else:
+        x = torch.from_numpy(x_np).to(device)
+        y = bench(x.to, "cpu", non_blocking=True)
+        assert y.is_pinned()
+    torch.cuda.synchronize(device)
+    np.testing.assert_array_equal(host(y), x_np)
+
+
+# test_fn_grad / test_fn_gradgrad over the 'to' OpInfo's kinds of call: to another dtype (the gradient comes back in
+# the source's), from the host to the cell's device (the gradient comes back to the host) and to channels_last (the
+# gradient comes back in the source's layout), against the CPU's float64 gradient, with gradcheck and gradgradcheck
+# on the CPU.
+@pytest.mark.parametrize("how", ["dtype", "host_to_device",
+                                 pytest.param("channels_last", marks=pytest.mark.layout("channels_last"))])
+def test_to_backward(backward, device, how):
+    x = randn((2, 3, 4, 5), "cpu" if how == "host_to_device" else device, torch.float32, 5, requires_grad=True)
+    args, kwargs = {"dtype": ((torch.float64,), {}), "host_to_device": ((device,), {}),
+                    "channels_last": ((), {"memory_format": torch.channels_last})}[how]
+    grads = backward(torch.Tensor.to, x, *args, **kwargs)
+    assert grads[0].device == x.device and grads[0].dtype == x.dtype
+    check_gradients(grads, torch.Tensor.to, (x, *args), kwargs, second_order=True)

@@ -1,4 +1,4 @@
-"""torch.triangular_solve: cases adapted from pytorch/pytorch test/test_linalg.py (triangular_solve_test_helper: A is the upper or lower triangle of a positive-definite A0 @ A0^T, with a unit diagonal when unitriangular; test_triangular_solve: (n, k) in (3, 2), (5, 3), (7, 5) over every upper / unitriangular / transpose combination; test_triangular_solve_batched: batches of 1, 3 and 4 with A (b, 5, 5) and B (b, 5, 10); test_triangular_solve_batched_broadcasting: batch dimensions that broadcast between A and B), each over float32, float64, complex64 and complex128 with precisionOverride atol 1e-3 (single) and 1e-8 (double).
+"""torch.triangular_solve: cases adapted from pytorch/pytorch test/test_linalg.py (triangular_solve_test_helper: A is the upper or lower triangle of a positive-definite A0 @ A0^T, with a unit diagonal when unitriangular; test_triangular_solve: (n, k) in (3, 2), (5, 3), (7, 5) over every upper / unitriangular / transpose combination; test_triangular_solve_batched: batches of 1, 3 and 4 with A (b, 5, 5) and B (b, 5, 10); test_triangular_solve_batched_broadcasting: batch dimensions that broadcast between A and B), each over float32, float64, complex64 and complex128 with precisionOverride atol 1e-3 (single) and 1e-8 (double); and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over triangular_solve's OpInfo: the gradients of b and of A's triangle); UPSTREAM_TESTS below maps each to the cases here.
 
 `torch.triangular_solve(b, A)` is deprecated in favour of torch.linalg.solve_triangular but still
 exists. It returns (solution, cloned_coefficient). Each case checks the solution's dtype and shape,
@@ -11,9 +11,20 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from _support import ids, np_dtype, random_array
+from _gradients import check_gradients
+from _support import ids, np_dtype, random_array, to_device
 
 pytestmark = pytest.mark.function("torch.triangular_solve", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_linalg.py::TestLinalg::test_triangular_solve": ["test_triangular_solve_single"],
+    "test/test_linalg.py::TestLinalg::test_triangular_solve_batched": [
+        "test_triangular_solve_batched", "test_triangular_solve_large"],
+    "test/test_linalg.py::TestLinalg::test_triangular_solve_batched_broadcasting": [
+        "test_triangular_solve_broadcasting"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_triangular_solve_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_triangular_solve_backward"],
+}
 
 DTYPES = [torch.float32, torch.float64, torch.complex64, torch.complex128]
 ATOL = {torch.float32: 1e-3, torch.complex64: 1e-3, torch.float64: 1e-8, torch.complex128: 1e-8}
@@ -119,3 +130,18 @@ def test_triangular_solve_large(bench, device):
     assert x.dtype == torch.float32 and tuple(x.shape) == (n, 64)
     expected = np.linalg.solve(a_np.astype(np.float32).astype(np.float64), b_np.astype(np.float32).astype(np.float64))
     torch.testing.assert_close(x.cpu().double(), torch.from_numpy(expected), atol=1e-3, rtol=1.3e-6)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradients of b and of A (its triangle; off the diagonal only when
+# unitriangular) through both outputs, the solution and the copy of A, against the CPU's float64 ones, with gradcheck
+# and gradgradcheck on the CPU, at upstream's precisionOverride. Upstream checks float64 and complex128; a device
+# trains in float32 too.
+@pytest.mark.parametrize("flags", [(True, False, False), (False, True, True)], ids=_flag_ids)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=ids)
+def test_triangular_solve_backward(backward, device, dtype, flags):
+    upper, unitriangular, transpose = flags
+    b_np, a_np = _problem((2, 4, 4), (2, 4, 3), upper, unitriangular, dtype, seed=8)
+    b, a = (to_device(v, device, requires_grad=True) for v in (b_np, a_np))
+    kwargs = {"upper": upper, "transpose": transpose, "unitriangular": unitriangular}
+    grads = backward(torch.triangular_solve, b, a, **kwargs)
+    check_gradients(grads, torch.triangular_solve, (b, a), kwargs, atol=ATOL[dtype], second_order=True)

@@ -1,4 +1,4 @@
-"""torch.unbind: cases adapted from pytorch/pytorch test/test_torch.py (unbind of a (3, 10, 10) tensor along each dim, every slice equal to select(dim, i), and the slices' gradients flowing back to the input) and test/test_view_ops.py (test_unbind_view: the slices are views of the input, so a write to the input shows in them). Added: more dtypes, a non-contiguous input and zero-size dims.
+"""torch.unbind: cases adapted from pytorch/pytorch test/test_view_ops.py (TestOldViewOps.test_unbind: unbind of a (3, 10, 10) tensor, every slice equal to select(dim, i), and the slices' gradients flowing back to the input, with gradcheck in float64; TestViewOps.test_unbind_view: the slices are views of the input, so a write to the input shows in them) and test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over unbind's OpInfo). Added: more dtypes, a non-contiguous input and zero-size dims. UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is `torch.unbind(x, dim)`. Each case checks the number of slices, their dtype, shape
 and device, their values against NumPy's indexing of the same array, and that they are views
@@ -7,9 +7,19 @@ sharing the input's storage (a view of a view is made freshly by every call, so 
 import numpy as np
 import pytest
 import torch
-from _support import host, ids
+from _gradients import check_gradients
+from _support import host, ids, random_tensor
 
 pytestmark = pytest.mark.function("torch.unbind", decile=80, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_view_ops.py::TestOldViewOps::test_unbind": [
+        "test_unbind_dims", "test_unbind_dtypes", "test_unbind_noncontiguous", "test_unbind_zero_size",
+        "test_unbind_autograd", "test_unbind_large", "test_unbind_backward"],
+    "test/test_view_ops.py::TestViewOps::test_unbind_view": ["test_unbind_is_view"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_unbind_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_unbind_backward"],
+}
 
 
 def _array(shape, dtype, seed=0):
@@ -99,3 +109,14 @@ def test_unbind_large(bench, device):
     assert len(parts) == 512
     np.testing.assert_array_equal(np.stack([host(p) for p in parts]), host(x))
     assert all(p._base is x for p in parts)
+
+
+# test_unbind's gradcheck, test_fn_grad / test_fn_gradgrad: every slice's cotangent stacked back into the input's
+# gradient, against the CPU's float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and
+# complex128; a device trains in float32 and bfloat16 too.
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_unbind_backward(backward, device, dtype, dim):
+    x = random_tensor((3, 4, 2), dtype, device, 5).requires_grad_(True)
+    grads = backward(torch.unbind, x, dim)
+    check_gradients(grads, torch.unbind, (x, dim), second_order=True)

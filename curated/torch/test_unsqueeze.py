@@ -1,4 +1,4 @@
-"""torch.unsqueeze: cases adapted from pytorch/pytorch test/test_view_ops.py (test_unsqueeze_view: the result is a view, so writes through it reach the input) and test/test_torch.py (unsqueeze at every valid position, negative dims counting from the new rank, 0-d tensors, an out-of-range dim raising IndexError), compared with NumPy's expand_dims. Added: more dtypes and non-contiguous inputs.
+"""torch.unsqueeze: cases adapted from pytorch/pytorch test/test_view_ops.py (TestViewOps.test_unsqueeze_view: the result is a view, so writes through it reach the input), unsqueeze's OpInfo in torch/testing/_internal/common_methods_invocations.py as test/test_ops.py runs it (TestCommon.test_compare_cpu and test_noncontiguous_samples: every valid position, negative dims counting from the new rank, 0-d tensors; an out-of-range dim raising IndexError), compared with NumPy's expand_dims, test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over the same OpInfo) and test/test_sparse.py (TestSparse.test_unsqueeze: sparse COO inputs, along sparse and dense dims). Added: more dtypes. UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is `torch.unsqueeze(x, dim)`. Each case checks the shape and strides of the result, its
 dtype and device, its values against np.expand_dims, and that it is a view of the input.
@@ -6,9 +6,21 @@ dtype and device, its values against np.expand_dims, and that it is a view of th
 import numpy as np
 import pytest
 import torch
-from _support import host, ids, randn
+from _gradients import check_gradients
+from _support import check_equal, host, ids, randn, random_tensor
 
 pytestmark = pytest.mark.function("torch.unsqueeze", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "test/test_view_ops.py::TestViewOps::test_unsqueeze_view": ["test_unsqueeze_is_view"],
+    "test/test_ops.py::TestCommon::test_compare_cpu": [
+        "test_unsqueeze_every_dim", "test_unsqueeze_low_rank", "test_unsqueeze_dtypes", "test_unsqueeze_out_of_range",
+        "test_unsqueeze_large"],
+    "test/test_ops.py::TestCommon::test_noncontiguous_samples": ["test_unsqueeze_noncontiguous"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_unsqueeze_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_unsqueeze_backward"],
+    "test/test_sparse.py::TestSparse::test_unsqueeze": ["test_unsqueeze_sparse"],
+}
 
 
 def _check(x, y, dim):
@@ -88,3 +100,28 @@ def test_unsqueeze_large(bench, device):
     x = randn((256, 1024), device, torch.float32, 3)
     y = bench(torch.unsqueeze, x, 1)
     _check(x, y, 1)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradient (the cotangent with the new dim squeezed out) against the CPU's
+# float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float64 and complex128; a device trains in
+# float32 and bfloat16 too.
+@pytest.mark.parametrize("dim", [0, 2, -1])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_unsqueeze_backward(backward, device, dtype, dim):
+    x = random_tensor((3, 4), dtype, device, 4).requires_grad_(True)
+    grads = backward(torch.unsqueeze, x, dim)
+    check_gradients(grads, torch.unsqueeze, (x, dim), second_order=True)
+
+
+# TestSparse.test_unsqueeze: a sparse COO input with 3 sparse dims and 2 dense ones, unsqueezed before, between and
+# after them; the result's dense form equals the unsqueezed dense input. Float64 and complex128, as upstream.
+@pytest.mark.layout("sparse_coo")
+@pytest.mark.parametrize("dim", [0, 3, 4, -1])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128], ids=ids)
+def test_unsqueeze_sparse(bench, device, dtype, dim):
+    dense = random_tensor((5, 7, 3, 2, 4), dtype, device, 5)
+    dense[:, 1::2] = 0  # about half of the sparse entries absent
+    x = dense.to_sparse(3)
+    y = bench(torch.unsqueeze, x, dim)
+    assert y.layout == torch.sparse_coo and y.dim() == 6 and y.dtype == dtype
+    check_equal(y.to_dense(), np.expand_dims(host(dense), dim))
