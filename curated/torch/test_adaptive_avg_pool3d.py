@@ -1,4 +1,4 @@
-"""torch.nn.AdaptiveAvgPool3d: cases adapted from pytorch/pytorch torch/testing/_internal/common_nn.py (the AdaptiveAvgPool3d entries run by test/test_nn.py: single, tuple, tuple_none, last_dim, no_batch_dim) and test/nn/test_pooling.py (test_adaptive_pooling_size_none, output size 1 (global pooling), channels_last_3d inputs, empty batch, the CPU dtype sweep).
+"""torch.nn.AdaptiveAvgPool3d: cases adapted from pytorch/pytorch torch/testing/_internal/common_nn.py (the AdaptiveAvgPool3d entries run by test/test_nn.py: single, tuple, tuple_none, last_dim, no_batch_dim) and test/nn/test_pooling.py (test_adaptive_pooling_size_none, output size 1 (global pooling), channels_last_3d inputs, empty batch, the CPU dtype sweep), and test/test_modules.py (TestModule's test_grad, test_gradgrad and test_memory_format over AdaptiveAvgPool3d's module inputs: the input's gradient, channels_last_3d); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the module's forward. The reference is the documented adaptive pooling in float64
 NumPy: output cell i along a dimension of length L averages input positions floor(i * L / out) to
@@ -7,9 +7,26 @@ ceil((i + 1) * L / out) - 1. Compared with assert_close's defaults for the dtype
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, ntuple, randn
 
 pytestmark = pytest.mark.function("torch.nn.AdaptiveAvgPool3d", decile=30, top20=False)
+
+UPSTREAM_TESTS = {
+    # test_nn.py generates one test per common_nn entry: test_AdaptiveAvgPool3d_single, ... (forward and gradients)
+    "test/test_nn.py::TestNN::test_AdaptiveAvgPool3d": [
+        "test_adaptive_avg_pool3d_module_tests", "test_adaptive_avg_pool3d_backward"],
+    "test/nn/test_pooling.py::TestPoolingNN::test_adaptive_pooling_size_none": [
+        "test_adaptive_avg_pool3d_module_tests"],
+    "test/test_modules.py::TestModule::test_forward": [
+        "test_adaptive_avg_pool3d_module_tests", "test_adaptive_avg_pool3d_non_contiguous",
+        "test_adaptive_avg_pool3d_empty_batch", "test_adaptive_avg_pool3d_large"],
+    "test/test_modules.py::TestModule::test_grad": [
+        "test_adaptive_avg_pool3d_backward", "test_adaptive_avg_pool3d_channels_last_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_adaptive_avg_pool3d_backward"],
+    "test/test_modules.py::TestModule::test_memory_format": [
+        "test_adaptive_avg_pool3d_channels_last", "test_adaptive_avg_pool3d_channels_last_backward"],
+}
 
 
 def _np_adaptive_avg_pool3d(x, output_size):
@@ -52,6 +69,7 @@ def test_adaptive_avg_pool3d_module_tests(bench, device, dtype, name):
 
 
 # channels_last_3d input: the values must not depend on the memory format.
+@pytest.mark.layout("channels_last")
 @pytest.mark.parametrize("output_size", [(2, 3, 4), 1], ids=["2x3x4", "1"])
 def test_adaptive_avg_pool3d_channels_last(bench, device, output_size):
     x = randn((2, 5, 6, 7, 8), device, torch.float32, seed=1).contiguous(memory_format=torch.channels_last_3d)
@@ -80,3 +98,25 @@ def test_adaptive_avg_pool3d_large(bench, device, output_size):
     x = randn((2, 16, 16, 32, 32), device, torch.float32, seed=3)
     result = bench(torch.nn.AdaptiveAvgPool3d(output_size), x)
     _check(result, x, output_size)
+
+
+# test_grad / test_gradgrad (and common_nn's gradient checks): the input's gradient, each output cell's cotangent
+# spread evenly over its window, against the CPU's float64 one, with gradcheck and gradgradcheck on the CPU.
+@pytest.mark.parametrize("name", ["single", "tuple_none", "upsample"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_adaptive_avg_pool3d_backward(backward, device, dtype, name):
+    output_size, input_size = MODULE_CASES[name]
+    x = randn(input_size, device, dtype, seed=len(name) + 10, requires_grad=True)
+    module = torch.nn.AdaptiveAvgPool3d(output_size)
+    grads = backward(module, x)
+    check_gradients(grads, module, (x,), second_order=True)
+
+
+# test_memory_format: the same gradient through a channels_last_3d input.
+@pytest.mark.layout("channels_last")
+def test_adaptive_avg_pool3d_channels_last_backward(backward, device):
+    x = randn((2, 3, 4, 5, 6), device, torch.float32, seed=12).contiguous(memory_format=torch.channels_last_3d)
+    x.requires_grad_(True)
+    module = torch.nn.AdaptiveAvgPool3d((2, 3, 2))
+    grads = backward(module, x)
+    check_gradients(grads, module, (x,))

@@ -1,4 +1,4 @@
-"""torch.nn.BCEWithLogitsLoss: cases adapted from pytorch/pytorch test/test_nn.py (test_bce_with_logits_raises_if_target_and_input_are_different_size, test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss (64x4 inputs, weight of 4, reductions), test_bce_with_logits_has_correct_grad_at_zero, test_bce_with_logits_broadcasts_weights, test_bce_with_logits_broadcasts_pos_weights, test_bce_with_logits_stability, test_bce_with_logits_with_pos_weight_has_correct_grad_at_zero) and torch/testing/_internal/common_nn.py (BCEWithLogitsLoss criterion tests).
+"""torch.nn.BCEWithLogitsLoss: cases adapted from pytorch/pytorch test/test_nn.py (test_bce_with_logits_raises_if_target_and_input_are_different_size, test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss (64x4 inputs, weight of 4, reductions), test_bce_with_logits_has_correct_grad_at_zero, test_bce_with_logits_broadcasts_weights, test_bce_with_logits_broadcasts_pos_weights, test_bce_with_logits_stability, test_bce_with_logits_with_pos_weight_has_correct_grad_at_zero) and torch/testing/_internal/common_nn.py (BCEWithLogitsLoss criterion tests), and test/test_modules.py (TestModule's test_grad and test_gradgrad over BCEWithLogitsLoss' module inputs: the gradients of the logits and the target); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the loss module's forward. The reference is the documented loss in float64 NumPy,
 written stably: l = -w * (p * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))), with
@@ -7,10 +7,30 @@ log sigmoid(x) = -log(1 + exp(-x)); then the reduction. Compared with assert_clo
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.BCEWithLogitsLoss", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_bce_with_logits_raises_if_target_and_input_are_different_size": (
+        "an error for mismatched shapes: the error path, which no case here times"),
+    "test/test_nn.py::TestNN::test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss": [
+        "test_bce_with_logits_basic", "test_bce_with_logits_soft_targets", "test_bce_with_logits_large"],
+    "test/test_nn.py::TestNN::test_bce_with_logits_has_correct_grad_at_zero": [
+        "test_bce_with_logits_grad_at_zero", "test_bce_with_logits_backward"],
+    "test/test_nn.py::TestNN::test_bce_with_logits_broadcasts_weights": ["test_bce_with_logits_broadcast"],
+    "test/test_nn.py::TestNN::test_bce_with_logits_broadcasts_pos_weights": ["test_bce_with_logits_broadcast"],
+    "test/test_nn.py::TestNN::test_bce_with_logits_stability": ["test_bce_with_logits_stability"],
+    "test/test_nn.py::TestNN::test_bce_with_logits_with_pos_weight_has_correct_grad_at_zero": [
+        "test_bce_with_logits_backward"],
+    # test_nn.py generates one test per common_nn criterion entry (forward and gradients)
+    "test/test_nn.py::TestNN::test_BCEWithLogitsLoss": ["test_bce_with_logits_basic", "test_bce_with_logits_backward"],
+    "test/test_modules.py::TestModule::test_forward": ["test_bce_with_logits_basic", "test_bce_with_logits_broadcast"],
+    "test/test_modules.py::TestModule::test_grad": ["test_bce_with_logits_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_bce_with_logits_backward"],
+}
 
 
 def _np_bce_with_logits(x, y, weight=None, pos_weight=None, reduction="mean"):
@@ -102,3 +122,22 @@ def test_bce_with_logits_large(bench, device):
     y = to_device(rng.integers(0, 2, (1024, 512)), device, torch.float32)
     result = bench(nn.BCEWithLogitsLoss(), x, y)
     _check(result, x, y)
+
+
+# test_grad / test_gradgrad and the grad-at-zero tests: the gradients of the logits (a few at exactly 0) and of the
+# (soft) target, with a weight and a pos_weight or without, every reduction, against the CPU's float64 ones, with
+# gradcheck and gradgradcheck on the CPU.
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weight_pos_weight"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_bce_with_logits_backward(backward, device, dtype, weighted, reduction):
+    rng = np.random.default_rng(4)
+    logits = rng.standard_normal((5, 4)) * 2
+    logits[0] = 0.0
+    x = to_device(logits, device, dtype, requires_grad=True)
+    y = to_device(rng.random((5, 4)), device, dtype, requires_grad=True)
+    weight, pos_weight = ((to_device(rng.random(4), device, dtype), to_device(rng.uniform(0.5, 3, 4), device, dtype))
+                          if weighted else (None, None))
+    loss = nn.BCEWithLogitsLoss(weight=weight, pos_weight=pos_weight, reduction=reduction)
+    grads = backward(loss, x, y)
+    check_gradients(grads, loss, (x, y), second_order=True)

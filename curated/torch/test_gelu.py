@@ -1,4 +1,4 @@
-"""torch.nn.GELU: cases adapted from pytorch/pytorch test/test_nn.py (test_gelu: n x m inputs, contiguous and transposed, float/double/bfloat16 against X * Phi(X), bfloat16 at 1e-2) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_GELU: approximate 'none' and 'tanh', 0-d and no-batch inputs).
+"""torch.nn.GELU: cases adapted from pytorch/pytorch test/test_nn.py (test_gelu: n x m inputs, contiguous and transposed, float/double/bfloat16 against X * Phi(X), bfloat16 at 1e-2) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_GELU: approximate 'none' and 'tanh', 0-d and no-batch inputs, as test/test_modules.py runs them, gradients included: TestModule's test_forward, test_grad, test_gradgrad); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the module's forward. The reference is computed in float64 NumPy: the exact form
 0.5 * x * (1 + erf(x / sqrt(2))) and the tanh approximation of the module's docs.
@@ -8,9 +8,17 @@ import math
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, np_gelu, randn
 
 pytestmark = pytest.mark.function("torch.nn.GELU", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_gelu": ["test_gelu_n_by_m", "test_gelu_large"],
+    "test/test_modules.py::TestModule::test_forward": ["test_gelu_module_inputs", "test_gelu_special_values"],
+    "test/test_modules.py::TestModule::test_grad": ["test_gelu_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_gelu_backward"],
+}
 
 def _gelu_ref(x, approximate):
     if approximate == "tanh":
@@ -63,3 +71,16 @@ def test_gelu_large(bench, device, approximate):
     x = randn((256, 1024), device, torch.float32, 11, scale=3.0)
     result = bench(torch.nn.GELU(approximate=approximate), x)
     _check(result, x, approximate)
+
+
+# test_grad / test_gradgrad: the input's gradient, the cotangent times GELU's derivative (exact or tanh form),
+# against the CPU's float64 one, with gradcheck and gradgradcheck on the CPU. Upstream checks float32 and float64; a
+# device trains in bfloat16 too, at test_gelu's bfloat16 tolerance of 1e-2.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=ids)
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_backward(backward, device, approximate, dtype):
+    x = randn((4, 5), device, dtype, 12, scale=3.0, requires_grad=True)
+    module = torch.nn.GELU(approximate=approximate)
+    grads = backward(module, x)
+    tolerance = {"rtol": 1e-2, "atol": 1e-2} if dtype == torch.bfloat16 else {}
+    check_gradients(grads, module, (x,), second_order=True, **tolerance)

@@ -1,4 +1,4 @@
-"""torch.nn.KLDivLoss: cases adapted from pytorch/pytorch test/test_nn.py (test_KLDivLoss_batch_mean: log_softmax input (2, 5) and softmax target, 'batchmean' = sum / batch size; test_KLDivLoss_batch_mean_log_target; test_kl_div_with_diff_type / zero targets) and torch/testing/_internal/common_nn.py (the KLDivLoss criterion tests over reductions, with loss_reference_fns['KLDivLoss'] / ['KLDivLoss_log_target']).
+"""torch.nn.KLDivLoss: cases adapted from pytorch/pytorch test/test_nn.py (test_KLDivLoss_batch_mean: log_softmax input (2, 5) and softmax target, 'batchmean' = sum / batch size; test_KLDivLoss_batch_mean_log_target; test_kl_div_with_diff_type / zero targets) and torch/testing/_internal/common_nn.py (the KLDivLoss criterion tests over reductions, with loss_reference_fns['KLDivLoss'] / ['KLDivLoss_log_target']) and test/test_modules.py (TestModule's test_grad and test_gradgrad over KLDivLoss' module inputs: the gradients of the input and the target); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the loss module's forward. The reference is the documented pointwise loss in
 float64 NumPy: target * (log target - input) (0 where target is 0), or with log_target=True
@@ -8,10 +8,24 @@ exp(target) * (target - input), then the reduction ('none', 'sum', 'mean' over e
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.KLDivLoss", decile=30, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_KLDivLoss_batch_mean": ["test_kl_div_reductions", "test_kl_div_batchmean_nd",
+                                                           "test_kl_div_large"],
+    "test/test_nn.py::TestNN::test_KLDivLoss_batch_mean_log_target": ["test_kl_div_reductions",
+                                                                      "test_kl_div_identical"],
+    # test_nn.py generates one test per common_nn criterion entry (forward and gradients)
+    "test/test_nn.py::TestNN::test_KLDivLoss": ["test_kl_div_reductions", "test_kl_div_zero_targets",
+                                                "test_kl_div_backward"],
+    "test/test_modules.py::TestModule::test_forward": ["test_kl_div_reductions"],
+    "test/test_modules.py::TestModule::test_grad": ["test_kl_div_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_kl_div_backward"],
+}
 
 
 def _np_kl_div(inp, target, reduction, log_target):
@@ -94,3 +108,19 @@ def test_kl_div_large(bench, device):
     x, y = to_device(inp, device, torch.float32), to_device(target, device, torch.float32)
     result = bench(nn.KLDivLoss(reduction="batchmean"), x, y)
     _check(result, x, y, "batchmean", False)
+
+
+# test_grad / test_gradgrad: the gradients of the log-probability input and of the target (probabilities or, with
+# log_target, log-probabilities), per reduction, against the CPU's float64 ones, with gradcheck and gradgradcheck on
+# the CPU.
+@pytest.mark.parametrize("log_target", [False, True], ids=["prob_target", "log_target"])
+@pytest.mark.parametrize("reduction", ["batchmean", "none"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_kl_div_backward(backward, device, dtype, reduction, log_target):
+    rng = np.random.default_rng(5)
+    log_t = _log_softmax(rng.standard_normal((3, 5)))
+    x = to_device(_log_softmax(rng.standard_normal((3, 5))), device, dtype, requires_grad=True)
+    y = to_device(log_t if log_target else np.exp(log_t), device, dtype, requires_grad=True)
+    loss = nn.KLDivLoss(reduction=reduction, log_target=log_target)
+    grads = backward(loss, x, y)
+    check_gradients(grads, loss, (x, y), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.nn.LSTMCell: cases adapted from pytorch/pytorch test/test_nn.py (test_LSTM_cell: input (3, 10), hx and cx (3, 20), LSTMCell(10, 20) with and without bias, six chained steps and a backward; test_RNN_cell_no_broadcasting: mismatched sizes raise) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_LSTMCell: no-batch 1-D input, hx omitted (zeros)).
+"""torch.nn.LSTMCell: cases adapted from pytorch/pytorch test/test_nn.py (test_LSTM_cell: input (3, 10), hx and cx (3, 20), LSTMCell(10, 20) with and without bias, six chained steps and a backward; test_RNN_cell_no_broadcasting: mismatched sizes raise) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_LSTMCell: no-batch 1-D input, hx omitted (zeros)) as test/test_modules.py runs them (TestModule's test_forward, and test_grad and test_gradgrad: the gradients of the input, the states and the four parameters); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the cell's forward. The reference is the documented LSTM step in float64 NumPy:
 gates = x W_ih^T + b_ih + h W_hh^T + b_hh split into i, f, g, o; c' = sigmoid(f) c + sigmoid(i) tanh(g);
@@ -7,10 +7,20 @@ h' = sigmoid(o) tanh(c'). Compared with assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.LSTMCell", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_LSTM_cell": ["test_lstm_cell_upstream", "test_lstm_cell_backward",
+                                                "test_lstm_cell_grad"],
+    "test/test_nn.py::TestNN::test_RNN_cell_no_broadcasting": ["test_lstm_cell_backward"],
+    "test/test_modules.py::TestModule::test_forward": ["test_lstm_cell_module_inputs", "test_lstm_cell_large"],
+    "test/test_modules.py::TestModule::test_grad": ["test_lstm_cell_grad"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_lstm_cell_grad"],
+}
 
 
 def _sigmoid(x):
@@ -97,3 +107,18 @@ def test_lstm_cell_large(bench, device):
     c = to_device(rng.standard_normal((64, 512)), device, torch.float32)
     result = bench(cell, x, (h, c))
     _check(result, cell, x, h, c)
+
+
+# test_grad / test_gradgrad (a backward case; test_lstm_cell_backward above is a forward case that also steps back
+# once): the gradients of the input, hx, cx and the four parameters through both outputs, against the CPU's float64
+# ones, with gradcheck and gradgradcheck on the CPU.
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_lstm_cell_grad(backward, device, dtype, bias):
+    rng = np.random.default_rng(4)
+    cell = _cell(device, dtype, 4, 3, bias)
+    x, h, c = (to_device(rng.standard_normal(shape), device, dtype, requires_grad=True)
+               for shape in ((2, 4), (2, 3), (2, 3)))
+    grads = backward(cell, x, (h, c))
+    assert len(grads) == 3 + (4 if bias else 2)
+    check_gradients(grads, cell, (x, (h, c)), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.nn.SmoothL1Loss: cases adapted from pytorch/pytorch test/test_nn.py (test_smoothl1loss_intergral_target: integer targets give the same loss and gradient as float ones, beta 0.5, reductions 'none'/'sum'/'mean'; test_smoothl1loss_negative_beta_not_supported; test_smoothl1loss_zero_beta: beta = 0 equals L1Loss; test_smooth_l1_loss_vs_huber_loss: SmoothL1Loss(beta) * beta equals HuberLoss(delta=beta)) and torch/testing/_internal/common_nn.py (the SmoothL1Loss criterion tests: (5, 10) inputs over the reductions, with beta 0.5 and 1.5 variants, checked against loss_reference_fns['SmoothL1Loss']).
+"""torch.nn.SmoothL1Loss: cases adapted from pytorch/pytorch test/test_nn.py (test_smoothl1loss_intergral_target: integer targets give the same loss and gradient as float ones, beta 0.5, reductions 'none'/'sum'/'mean'; test_smoothl1loss_negative_beta_not_supported; test_smoothl1loss_zero_beta: beta = 0 equals L1Loss; test_smooth_l1_loss_vs_huber_loss: SmoothL1Loss(beta) * beta equals HuberLoss(delta=beta)) and torch/testing/_internal/common_nn.py (the SmoothL1Loss criterion tests: (5, 10) inputs over the reductions, with beta 0.5 and 1.5 variants, checked against loss_reference_fns['SmoothL1Loss']), and test/test_modules.py (TestModule's test_forward, test_grad and test_gradgrad over SmoothL1Loss' module inputs: the gradients of the input and the target); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the loss module's forward. The reference is the documented pointwise loss in
 float64 NumPy: 0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (|d| when beta = 0), with
@@ -7,10 +7,24 @@ d = input - target, then the reduction. Compared with assert_close's defaults fo
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, to_device
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.SmoothL1Loss", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_smoothl1loss_intergral_target": ["test_smooth_l1_integral_target"],
+    "test/test_nn.py::TestNN::test_smoothl1loss_negative_beta_not_supported": ["test_smooth_l1_errors"],
+    "test/test_nn.py::TestNN::test_smoothl1loss_zero_beta": ["test_smooth_l1_zero_beta"],
+    "test/test_nn.py::TestNN::test_smooth_l1_loss_vs_huber_loss": ["test_smooth_l1_vs_huber"],
+    # test_nn.py generates one test per common_nn criterion entry (forward and gradients)
+    "test/test_nn.py::TestNN::test_SmoothL1Loss": [
+        "test_smooth_l1_reductions", "test_smooth_l1_gradient", "test_smooth_l1_large", "test_smooth_l1_backward"],
+    "test/test_modules.py::TestModule::test_forward": ["test_smooth_l1_reductions"],
+    "test/test_modules.py::TestModule::test_grad": ["test_smooth_l1_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_smooth_l1_backward"],
+}
 
 
 def _np_smooth_l1(inp, target, reduction="mean", beta=1.0):
@@ -107,3 +121,15 @@ def test_smooth_l1_large(bench, device):
     x, y = _pair((512, 1000), device, torch.float32, 6)
     result = bench(nn.SmoothL1Loss(), x, y)
     _check(result, x, y, "mean", 1.0)
+
+
+# test_grad / test_gradgrad: the gradients of the input and the target (differences on both sides of beta), per
+# reduction, against the CPU's float64 ones, with gradcheck and gradgradcheck on the CPU.
+@pytest.mark.parametrize("beta", [1.0, 0.5])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_smooth_l1_backward(backward, device, dtype, reduction, beta):
+    x, y = (t.requires_grad_(True) for t in _pair((4, 5), device, dtype, 7, scale=1.5))
+    loss = nn.SmoothL1Loss(reduction=reduction, beta=beta)
+    grads = backward(loss, x, y)
+    check_gradients(grads, loss, (x, y), second_order=True)
