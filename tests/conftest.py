@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from portability_harness.protocol import Config
 
-from runner import matrix
+from runner import devices, matrix, releases
 from runner.backends.local import LocalBackend, VenvEnvironment
 from runner.plan import Options, plan
 from runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULT_CASES = ROOT / "tests" / "fault_cases"
+DEVICES = ROOT / "tests" / "devices"  # device views of captured machines (tests/devices/*/README.md)
 
 
 def project_curated(root: Path, into: Path) -> Path:
@@ -39,13 +40,39 @@ def project_curated(root: Path, into: Path) -> Path:
 _COPY = Path(tempfile.mkdtemp(prefix="project-curated-"))
 atexit.register(shutil.rmtree, _COPY, True)
 CURATED = project_curated(ROOT, _COPY)
-# Every runner the tests start reads its curated modules from the copy (Project.find honours RUNNER_CURATED).
+# Every runner the tests start reads its curated modules from the copy (Project.find honours RUNNER_CURATED)...
 os.environ["RUNNER_CURATED"] = str(CURATED)
+# ...and PyPI's release lists as they were on the day they were saved: a release published since changes no test.
+PYPI_ANSWERS = ROOT / "tests" / "data" / "pypi-2026-11-27"
+os.environ[releases.PYPI_VARIABLE] = PYPI_ANSWERS.as_uri() + "/{name}.json"
 
 
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def device_view(monkeypatch, tmp_path_factory):
+    """device_view(name=None): the host's devices as the runner reads them (RUNNER_DEVICE_VIEW, runner/devices.py)
+    for the rest of the test, in this process and every one it starts: tests/devices/<name>, a captured machine
+    (its nvidia-smi and device nodes), or with no name an empty view, a host with no GPU and no TPU. Every test
+    whose outcome depends on the host's devices sets one, so that the suite passes on a GPU or TPU VM as here.
+    CUDA_VISIBLE_DEVICES is emptied too: a framework a test starts never reaches a real GPU of the machine, whatever
+    the view says (only the tests marked gpu do, tests/gpu/)."""
+    def use(name: str | None = None) -> Path:
+        folder = DEVICES / name if name else tmp_path_factory.mktemp("no-devices")
+        monkeypatch.setenv(devices.VIEW, str(folder))
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+        return folder
+
+    return use
+
+
+@pytest.fixture
+def no_devices(device_view) -> Path:
+    """A host with no GPU and no TPU."""
+    return device_view()
 
 
 @pytest.fixture(scope="session")

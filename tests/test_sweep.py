@@ -167,8 +167,9 @@ def test_an_old_torch_release_gets_the_setuptools_of_its_day_for_its_test_intern
 
 def test_torch_xla_follows_each_torch_release_line_only_where_a_swept_image_installs_it():
     # torch_xla is built against one torch line: torch 2.2.2 gets the 2.2 line's 2.2.0, torch 2.13 (no torch_xla of
-    # its line on PyPI) cannot be installed in torch-xla-cpu, which is then a cell listed with that reason. A sweep
-    # of torch-cpu alone pins no torch_xla, so its environments (keyed by every pin) are those of before.
+    # its line on PyPI on 2026-11-27, the answers tests/conftest.py reads) cannot be installed in torch-xla-cpu, which
+    # is then a cell listed with that reason. A sweep of torch-cpu alone pins no torch_xla, so its environments
+    # (keyed by every pin) are those of before.
     from runner.project import Project
     project = Project.find(None, None)
     cpu, xla = project.image("torch-cpu"), project.image("torch-xla-cpu")
