@@ -9,10 +9,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import ROOT, cases_of, one_line_error, runner_cli
+from conftest import ROOT, cases_of, one_line_error, runner_cli, wait_for
 
 from runner import releases
 
@@ -28,12 +27,9 @@ def test_a_sweep_of_two_releases_resumes_after_a_kill_and_reports_what_changed(t
     first = subprocess.Popen([sys.executable, "-m", "runner.cli", *SWEEP, "--out", str(out)], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    deadline = time.monotonic() + 1500  # two environments to build on a cold cache
-    while first.poll() is None and time.monotonic() < deadline:
-        if cases_of(out / "jax-cpu-jax-0.11.2.jsonl"):
-            break
-        time.sleep(0.05)
-    assert first.poll() is None, "the sweep ended before the second release's first case: nothing to kill"
+    # Two environments to build on a cold cache; then the second release's cases, and its declared support, leave
+    # time to kill it between its first record and its end.
+    wait_for(lambda: cases_of(out / "jax-cpu-jax-0.11.2.jsonl"), "the second release's first record", 1500, first)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
     # The first release's declared support was read as its cells ended, before the second release began.
