@@ -1,6 +1,6 @@
 """A cuda cell on a host that shows the H100 captured in results/reference/h100-2026-11-26 (the device view
-tests/devices/h100: its nvidia-smi's answers and /dev/nvidia0; no framework reaches a real GPU): the real PyTorch 1.12.0 from PyPI (its CUDA 10.2 build, whose arch list is read from the
-wheel) is one `incompatible` cell naming both sides, with no case record; the dry run says so once the environment
+tests/devices/h100: its nvidia-smi's answers and /dev/nvidia0; no framework reaches a real GPU): the real PyTorch
+1.12.0 from PyPI (its CUDA 10.2 build, whose arch list is read from the wheel) is one `incompatible` cell naming both sides, with no case record; the dry run says so once the environment
 is built; the report shows it as its own state. The current profile's torch-cuda is judged by what its installed
 wheel says, whatever that is."""
 from __future__ import annotations

@@ -49,7 +49,7 @@ def test_the_device_views_hold_what_the_machines_printed(view, run):
     record = ROOT / "results" / "reference" / run
     printed = "".join(p.read_text() for p in (record / "facts.txt", record / "nvidia-smi.txt",
                                               record / "nvidia-smi-query.csv") if p.exists())
-    captured = (DEVICES / view / "nvidia-smi.txt").read_text() + (DEVICES / view / "nvidia-smi-query-gpu.csv").read_text()
+    captured = "".join((DEVICES / view / name).read_text() for name in ("nvidia-smi.txt", "nvidia-smi-query-gpu.csv"))
     assert captured in printed
     assert "captured" in (DEVICES / view / "README.md").read_text()
 
