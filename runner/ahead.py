@@ -29,10 +29,12 @@ def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
 
 
 def config(project: Project, rundir: RunDir, cell: Cell, environment: Environment, repeat: int,
-           out: Path) -> Config:
-    """The harness config of one repeat."""
+           out: Path, filled: bool) -> Config:
+    """The harness config of one repeat; `filled`: a repeat of the cell ran before it in this run, and left its
+    compilers' caches (RunDir.caches) for this one."""
     return cell.config(out, project.curated_dir, repeat, rundir.run_id, resume=out.exists(),
-                       environment=environment.description, git_commit=project.git_commit)
+                       environment=environment.description, git_commit=project.git_commit,
+                       shared_caches=str(rundir.caches(cell).relative_to(out.parent)), caches_filled=filled)
 
 
 @dataclass
@@ -51,9 +53,9 @@ class Ahead:
         self.project, self.rundir = project, rundir
         self.started: Optional[_Started] = None
 
-    def start(self, cell: Cell, environment: Environment, repeat: int, out: Path) -> None:
-        """The running cell's next repeat, in its environment."""
-        standby = environment.standby(config(self.project, self.rundir, cell, environment, repeat, out))
+    def start(self, cell: Cell, environment: Environment, repeat: int, out: Path, filled: bool = True) -> None:
+        """The running cell's next repeat, in its environment (or with `filled` False, the next cell's first)."""
+        standby = environment.standby(config(self.project, self.rundir, cell, environment, repeat, out, filled))
         if standby is not None:
             self.started = _Started(cell, repeat, environment, standby)
 
@@ -68,7 +70,7 @@ class Ahead:
             environment = backend.prepare(cell, lambda message: None, self.rundir.install_log(cell))
         except Exception:  # noqa: BLE001 - the cell's own preparation reports it where the cell is recorded
             return
-        self.start(cell, environment, *todo[0])
+        self.start(cell, environment, *todo[0], filled=False)
         if self.started is None:
             environment.close()
 

@@ -7,6 +7,7 @@ are marked interrupted and --resume continues them.
 """
 from __future__ import annotations
 
+import shutil
 from contextlib import AbstractContextManager, closing
 from typing import Callable, Optional, Protocol
 
@@ -50,8 +51,11 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, displ
     cell's state."""
     with rundir.running(cells, resume) as run:
         todo = run.todo
-        with Prefetch(project, [s.cell for s in todo[1:]], rundir, ahead):
-            _run_cells(project, todo, run, rundir, display, on_error, after)
+        try:
+            with Prefetch(project, [s.cell for s in todo[1:]], rundir, ahead):
+                _run_cells(project, todo, run, rundir, display, on_error, after)
+        finally:
+            shutil.rmtree(rundir.path / rundir.CACHES, ignore_errors=True)  # and what a killed run left there
     return run.merged
 
 
@@ -102,7 +106,7 @@ def run_cell(project: Project, state: CellState, rundir: RunDir, display: Callab
                 environment = environment or backend.prepare(cell, d.log, rundir.install_log(cell))
                 standby = ahead.take(cell, repeat)
                 run = standby.events() if standby else environment.run(config(project, rundir, cell, environment,
-                                                                               repeat, out))
+                                                                               repeat, out, filled=index > 0))
                 # closing(): on a signal the harness is stopped at once and records its case as interrupted.
                 with closing(run) as events:
                     for event in events:
@@ -115,3 +119,4 @@ def run_cell(project: Project, state: CellState, rundir: RunDir, display: Callab
         ahead.drop(cell)  # this cell's next repeat, where this one failed or was stopped
         if environment is not None:
             environment.close()
+        shutil.rmtree(rundir.caches(cell), ignore_errors=True)

@@ -113,6 +113,13 @@ class RunDir:
         """Everything the installer (or the image build) printed while realising the cell's environment."""
         return self.path / f"{cell.name}-{cell.profile.name}.install.log"
 
+    CACHES = ".caches"
+
+    def caches(self, cell: Cell) -> Path:
+        """The folder the cell's repeats share for the compilers' persistent caches while the cell runs (the
+        harness's compile_caches.py); under the results folder, which a container sees too."""
+        return self.path / self.CACHES / cell.key.replace("/", "-")
+
     def result_files(self) -> list[Path]:
         return sorted(self.path.glob("*.jsonl"))
 

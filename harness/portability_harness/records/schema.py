@@ -52,6 +52,10 @@ from typing import Any, Dict, List, Optional
 #    input cannot exist on the device, e.g. a strided view on an XLA device: no verdict, counted apart), and in such
 #    a cell's cases `tpu` ({verdict: runs, fails, numerics_risk or not_applicable; reason; ops: the [op, dtype]
 #    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies).
+#    Added later in schema 5 without changing a key: the header's `compile_caches` says which caches the repeat's
+#    compilers started from (compile_caches.py: "fresh per repeat", "fresh, kept for the cell's later repeats" or
+#    "reused from an earlier repeat of the cell"), and a case carries `cold_cached` (true where its first call, and
+#    so `cold_s` and `compile_s`, may have been served by a cache an earlier repeat filled; older records: false).
 SCHEMA = 5
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
