@@ -38,7 +38,8 @@ images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=imag
 # No .venv, no network, no Docker: the interpreter measured is PYTHON itself (its own frameworks and pytest).
 device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees (RESULTS=folder)
 	$(PYTHON) scripts/device_check.py --python $(PYTHON) $(if $(RESULTS),--out $(RESULTS)) \
-	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS))
+	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS)) \
+	  $(if $(DRY_RUN),--dry-run)
 
 bench-overhead: $(BIN)/.installed
 	$(BIN)/python benchmarks/harness_overhead.py

@@ -7,6 +7,7 @@ are marked interrupted and --resume continues them.
 """
 from __future__ import annotations
 
+import time
 from contextlib import AbstractContextManager, closing
 from typing import Callable, Protocol
 
@@ -28,8 +29,9 @@ class Display(Protocol):
     def log(self, message: str) -> None: ...
 
 
-# display(cell, repeat, index, total) -> a context manager giving the Display of that repeat
-DisplayFactory = Callable[[Cell, int, int, int], AbstractContextManager]
+# display(cell, repeat, index, total, remaining_s) -> a context manager giving the Display of that repeat;
+# remaining_s: what the run is expected to take from the repeat's start on (runner.estimate)
+DisplayFactory = Callable[[Cell, int, int, int, float], AbstractContextManager]
 # after(cell, states): a cell ended; every cell's state as it stands
 After = Callable[[Cell, list[CellState]], None]
 
@@ -56,9 +58,12 @@ def _run_cells(scheduler: Scheduler, todo: list[CellState], run, rundir: RunDir,
                on_error: Callable[[Cell, str], None], after: After) -> None:
     for index, state in enumerate(todo, 1):
         state.status, state.reason = "running", None
+        state.expected_s, state.wall_s = scheduler.expected_s(state.cell), None
         rundir.save(run.states)
+        started = time.monotonic()
         try:
-            run_cell(scheduler, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)))
+            run_cell(scheduler, state, rundir, lambda repeat, begun: display(
+                state.cell, repeat, index, len(todo), scheduler.remaining_s(state.cell, begun)))
             state.status = "done"
         except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
             state.status, state.reason = "incompatible", str(e)
@@ -70,22 +75,24 @@ def _run_cells(scheduler: Scheduler, todo: list[CellState], run, rundir: RunDir,
             state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
             raise
         finally:
+            state.wall_s = round(time.monotonic() - started, 1)
             rundir.save(run.states)
             rundir.publish(run.states)
         after(state.cell, run.states)
 
 
 def run_cell(scheduler: Scheduler, state: CellState, rundir: RunDir,
-             display: Callable[[int], AbstractContextManager]) -> None:
-    """Every repeat of one cell that has not finished in this folder yet, as the scheduler starts them."""
+             display: Callable[[int, int], AbstractContextManager]) -> None:
+    """Every repeat of one cell that has not finished in this folder yet, as the scheduler starts them; `display`
+    (repeat, repeats begun before it in this run) gives each one's live view."""
     cell = state.cell
     for repeat in range(1, cell.repeats + 1):
         name = rundir.results_file(cell, repeat).name
         if name not in state.files:
             state.files.append(name)
     with scheduler.cell(cell) as repeats:
-        for repeat, out in repeats:
-            with display(repeat) as d:
+        for begun, (repeat, out) in enumerate(repeats):
+            with display(repeat, begun) as d:
                 # closing(): on a signal the harness is stopped at once and records its case as interrupted.
                 with closing(repeats.events(repeat, out, d.log)) as events:
                     for event in events:

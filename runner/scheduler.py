@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Optional
 
 from portability_harness.protocol import Config, Event, Plan
 
-from runner import backends
+from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
 from runner.prefetch import Prefetch
@@ -32,6 +32,21 @@ from runner.project import Project
 from runner.rundir import RunDir
 
 Log = Callable[[str], None]
+
+
+def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = None) -> dict[str, list[estimate.Expected]]:
+    """Per runnable cell (by key): the expected wall of each repeat it will run (those not finished in `rundir`),
+    from this host's earlier runs, else the reference runs scaled by this host's speed (runner.estimate)."""
+    history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
+    calibration = estimate.calibration_now()
+    out = {}
+    for cell in (c for c in cells if c.runnable):
+        repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
+        names = estimate.selected(project.functions(cell.framework), cell.functions) if cell.task == "cases" else None
+        out[cell.key] = [history.expect(estimate.setup(cell.name, cell.profile.name, cell.framework, cell.device,
+                                                       cell.compiler, cell.mode, cell.quick, cell.task, later=i > 0),
+                                        names, calibration) for i in range(len(repeats))]
+    return out
 
 
 def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
@@ -62,11 +77,25 @@ class Scheduler:
     ahead; left, whatever was started ahead is ended."""
 
     def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log):
-        self.project, self.rundir, self.cells = project, rundir, cells
+        self.project, self.rundir, self.cells, self.log = project, rundir, cells, log
         self.prefetch = Prefetch(project, cells[1:], rundir, log)
         self.started: Optional[_Started] = None  # the one repeat started ahead, if any
+        self.expected = expected(project, cells, rundir)
+
+    def expected_s(self, cell: Cell) -> Optional[float]:
+        """The cell's pending repeats' expected wall."""
+        walls = self.expected.get(cell.key)
+        return sum(e.seconds for e in walls) if walls else None
+
+    def remaining_s(self, cell: Cell, begun: int) -> float:
+        """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on."""
+        keys = [c.key for c in self.cells]
+        later = keys[keys.index(cell.key) + 1:] if cell.key in keys else []
+        return sum(e.seconds for e in self.expected.get(cell.key, [])[begun:]) + sum(
+            e.seconds for key in later for e in self.expected.get(key, []))
 
     def __enter__(self) -> "Scheduler":
+        self.log(estimate.describe([e for walls in self.expected.values() for e in walls]))
         self.prefetch.__enter__()
         return self
 

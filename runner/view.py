@@ -13,6 +13,8 @@ from typing import Any, Iterable, Optional
 
 from portability_harness.records import verdicts
 
+from runner.estimate import format_wall
+
 Record = dict[str, Any]
 
 
@@ -72,9 +74,11 @@ class CellRow:
     quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
     compiler: str = "eager"
+    expected_s: Optional[float] = None  # its repeats' wall expected before they ran (runner.estimate)
+    wall_s: Optional[float] = None  # ... and as it was
 
 
-CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
+CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "wall (expected)", "reason")
 
 
 def cell_rows(merged: dict) -> list[CellRow]:
@@ -92,7 +96,8 @@ def cell_rows(merged: dict) -> list[CellRow]:
         problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
-                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager"))
+                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager",
+                           c.get("expected_s"), c.get("wall_s")))
     return out
 
 
@@ -106,7 +111,8 @@ def cell_values(r: CellRow) -> list[str]:
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
     cell = (f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
             + (f" {r.compiler}" if r.compiler != "eager" else ""))
-    return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
+    wall = format_wall(r.wall_s) + (f" ({format_wall(r.expected_s)})" if r.expected_s is not None else "")
+    return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, wall, r.reason]
 
 
 def failed_cells(merged: dict) -> str:
@@ -128,6 +134,12 @@ def summary_markdown(merged: dict) -> str:
     lines += ["| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
     for r in rows:
         lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
+    timed = [(r.expected_s, r.wall_s) for r in rows if r.expected_s is not None and r.wall_s]
+    if timed:
+        close = sum(1 for e, a in timed if abs(e - a) <= 0.25 * a)
+        lines += ["", f"Wall of the cells this run ran: {format_wall(sum(a for _, a in timed))}, expected "
+                      f"{format_wall(sum(e for e, _ in timed))} before they ran; {close} of {len(timed)} cells within "
+                      "25 % of the expected (building environments not included)."]
     notes = [p for r in rows for p in r.problems]
     if notes:
         lines += ["", "Left out while reading:", *(f"- {n}" for n in notes)]

@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "harness")]
 
 from portability_harness.protocol import CaseEnd, Config, Finished, Notice  # noqa: E402
 
-from runner import devices  # noqa: E402  (stdlib only, like the pieces below)
+from runner import devices, estimate, harness_dist  # noqa: E402  (stdlib only, like the pieces below)
 from runner.backends import existing  # noqa: E402
 from runner.backends.base import CellIncompatible  # noqa: E402
 from runner.errors import UserError  # noqa: E402
@@ -86,6 +86,32 @@ def run(env: existing.ExistingEnvironment, cfg: Config, label: str, deadline: fl
     return f"{label}: {done} {'entries' if cfg.task == 'declared' else 'cases'}, {failed} failed"
 
 
+# What each step runs, as the facts runner.estimate matches earlier runs on: compiler, quick, task.
+STEP_SETUP = {"quick": ("eager", True, "cases"), "steady": ("eager", False, "cases"),
+              "compiled": ("compiled", False, "cases"), "census": ("eager", True, "census"),
+              "declared": ("eager", False, "declared")}
+
+
+def dry_run(cells: list, steps: list, functions: list) -> int:
+    """Each step's expected wall (runner.estimate: this host's earlier checks, else the reference runs scaled by
+    this host's speed), the total, and nothing run."""
+    from portability_harness.catalog import curated
+
+    history = estimate.History(ROOT / "results", harness_dist.cache_dir() / "estimates.json")
+    calibration = estimate.calibration_now()
+    every = []
+    for framework, device in cells:
+        image = f"{SHORT[framework]}-{device}"
+        names = estimate.selected([f.name for f in curated(str(ROOT / "curated"), framework)], functions)
+        for step in steps:
+            compiler, quick, task = STEP_SETUP[step]
+            want = estimate.setup(image, "existing", framework, device, compiler, "steady", quick, task, later=False)
+            every.append(history.expect(want, names if task == "cases" else None, calibration))
+            print(f"{image} {step}: about {estimate.format_wall(every[-1].seconds)} ({every[-1].source})")
+    print(estimate.describe(every))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="the interpreter to measure (default: this one)")
@@ -100,6 +126,7 @@ def main() -> int:
     parser.add_argument("--deadline-s", type=float, default=float("inf"),
                         help="start no step after this many seconds and stop the one running then (a lent machine)")
     parser.add_argument("--no-report", action="store_true", help="make the report later (runner report OUT)")
+    parser.add_argument("--dry-run", action="store_true", help="print each step's expected wall and run nothing")
     args = parser.parse_args()
     deadline = time.monotonic() + args.deadline_s
     args.python = shutil.which(args.python) or args.python  # `make device-check` passes a bare `python3`
@@ -127,6 +154,8 @@ def main() -> int:
     versions = ", ".join(f + " " + next(have[d] for d in existing.DISTRIBUTIONS[f] if d in have) for f in frameworks)
     names = ", ".join(SHORT[f] + "-" + d for f, d in cells) or "none"
     print(f"{args.python}: {versions}; cells: {names}; results in {out}", flush=True)
+    if args.dry_run:
+        return dry_run(cells, steps_wanted, args.functions)
     env = existing.ExistingEnvironment(args.python, ROOT / "harness", facts, (), {})
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     out.mkdir(parents=True, exist_ok=True)
