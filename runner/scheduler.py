@@ -36,16 +36,21 @@ Log = Callable[[str], None]
 
 def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = None) -> dict[str, list[estimate.Expected]]:
     """Per runnable cell (by key): the expected wall of each repeat it will run (those not finished in `rundir`),
-    from this host's earlier runs, else the reference runs scaled by this host's speed (runner.estimate)."""
+    from this host's earlier runs, else the reference runs scaled by this host's speed (runner.estimate). Every
+    repeat but the run's first starts up on standby while the one before runs, where its backend can (not in a
+    container): its start-up is left out of its wall."""
     history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
     calibration = estimate.calibration_now()
     out = {}
+    begun = 0  # repeats of the run before the cell's
     for cell in (c for c in cells if c.runnable):
         repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
         names = estimate.selected(project.functions(cell.framework), cell.functions) if cell.task == "cases" else None
-        out[cell.key] = [history.expect(estimate.setup(cell.name, cell.profile.name, cell.framework, cell.device,
-                                                       cell.compiler, cell.mode, cell.quick, cell.task, later=i > 0),
-                                        names, calibration) for i in range(len(repeats))]
+        out[cell.key] = [history.expect(estimate.setup(
+            cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick, cell.task,
+            later=i > 0, standby=cell.backend != "docker" and begun + i > 0), names, calibration)
+            for i in range(len(repeats))]
+        begun += len(repeats)
     return out
 
 

@@ -75,12 +75,22 @@ def test_this_hosts_earlier_repeats_come_first_each_cold_or_cached_as_it_ran(ven
     for repeat, later in ((1, False), (2, True)):  # the first repeat cold, the second served by its caches
         contents = store.read(str(results / "run" / f"jax-cpu-current-r{repeat}.jsonl"))
         wall = contents.footer["supervisor_ended_at"] - contents.footer["supervisor_started_at"]
-        both = history.expect(estimate.setup(**jax, later=later), ["jax.numpy.add", "jax.lax.erf"], None)
+        both = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add", "jax.lax.erf"],
+                              None)
         assert both.source == "this host" and both.seconds == pytest.approx(wall)
         add = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.numpy.add")
         erf = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.lax.erf")
-        one = history.expect(estimate.setup(**jax, later=later), ["jax.numpy.add"], None)
+        one = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add"], None)
         assert one.seconds == pytest.approx(wall - erf) and add > 0
+    # The first repeat's worker started up in its wall, the second's on standby while the first ran: the same
+    # repeat started on standby is expected without that start-up.
+    first = store.read(str(results / "run" / "jax-cpu-current-r1.jsonl")).footer
+    second = store.read(str(results / "run" / "jax-cpu-current-r2.jsonl")).footer
+    assert not first["workers"][0].get("standby") and second["workers"][0]["standby"]
+    startup = first["workers"][0]["running"] - first["workers"][0]["spawned"]
+    wall = first["supervisor_ended_at"] - first["supervisor_started_at"]
+    on_standby = history.expect(estimate.setup(**jax, later=False, standby=True), ["jax.numpy.add", "jax.lax.erf"], None)
+    assert startup > 0 and on_standby.seconds == pytest.approx(wall - startup)
 
 
 def test_the_dry_run_prints_each_cells_expected_wall_and_the_total():
