@@ -64,7 +64,7 @@ def _run_cells(scheduler: Scheduler, todo: list[CellState], run, rundir: RunDir,
         try:
             run_cell(scheduler, state, rundir, lambda repeat, begun: display(
                 state.cell, repeat, index, len(todo), scheduler.remaining_s(state.cell, begun)))
-            state.status = "done"
+            state.status, state.reason = rundir.ended(state)
         except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
             state.status, state.reason = "incompatible", str(e)
             state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -115,7 +116,10 @@ def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp
                            "--steps", "quick,steady,declared", "--out", str(tmp_path / "out")], capture_output=True,
                           text=True, timeout=600, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr
-    steps = [l.split(":")[0] for l in proc.stdout.splitlines() if ": about " in l and not l.startswith("expected")]
+    (plan,) = [l for l in proc.stdout.splitlines() if l.startswith("plan: ")]
+    assert "(expected walls: reference)" in plan, proc.stdout  # the reference runs' records, through runner.estimate
+    (lane,) = [l for l in proc.stdout.splitlines() if l.startswith("  lane 1: ")]
+    steps = [re.sub(r" \d+-\d+ s.*", "", s) for s in lane[len("  lane 1: "):].split("; ")]
     assert steps == ["jax-cpu quick", "jax-cpu steady", "jax-cpu declared"], proc.stdout
     assert "expected in all: about" in proc.stdout and "for 3 repeats" in proc.stdout
     assert not (tmp_path / "out").exists(), "a dry run wrote results"

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import divergence, processes, run_order, tpu_model
+from portability_harness import backward as gradients
+from portability_harness import case_kinds, device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
@@ -31,14 +32,18 @@ _MISSING_PREFIX = "missing_api: "
 _worker: Optional[Worker] = None
 _adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
 _running: Optional[set] = None  # the worker's processes after the last case ended (one /proc scan a case, not two)
+_gpu: Optional[device_state.Reader] = None  # the cell's GPU through NVML, where it can be read
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _worker, _adopting
+    global _worker, _adopting, _gpu
     config.addinivalue_line(
-        "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
-                   "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
+        "markers", "function(name, decile=None, top20=False, paper_label=None, backward=None): the function a curated "
+                   "module covers (the study's sample gives its usage decile, top-20 flag and label; your own, the "
+                   "name); backward: why it has no backward cases (not differentiable)"
     )
+    config.addinivalue_line("markers", "layout(name): the case's input layout or kind, one of "
+                                       + ", ".join(case_kinds.LAYOUTS))
     config.addinivalue_line(
         "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
                    "whose ids are made of the database's names)")
@@ -53,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest.register_assert_rewrite("_support")
     _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
+    _gpu = device_state.Reader.for_config(cfg)
     _worker.start()
     _worker.times["imported"] = time.time()
 
@@ -90,6 +96,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         case_id = marker.args[0] if marker else w.case_id(item.nodeid)
         module = (marker.kwargs.get("module") if marker else None) or item.nodeid.split("::")[0]
         item.stash[_STATE] = CaseState(function=function, case_id=case_id, module=module)
+        item.stash[_STATE].extra.update(case_kinds.fields(item))  # pass and layout
         if not w.selected(function):
             dropped.append(item)
         elif case_id in w.done:
@@ -173,7 +180,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
             state.fallback.get("ops") or state.fallback.get("devices") or [])
     else:
         outcome, message = "passed", None
-    inapplicable = w.adapter.not_applicable(state.chain) if outcome == "failed" else None
+    inapplicable = w.adapter.not_applicable(state.chain, state.function) if outcome == "failed" else None
     if inapplicable:
         outcome, message, fields = "not_applicable", inapplicable, {}
     if w.adapter.model:
@@ -238,6 +245,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.stash[_STATE]
     if item.get_closest_marker("function") is None:
         raise clf.CaseError('curated module has no function marker; add pytestmark = pytest.mark.function("<name>")')
+    if case_kinds.problem(state.extra):
+        raise clf.CaseError(case_kinds.problem(state.extra))
     if w.cfg.task == "census":
         return  # a census op is named by its database (an OpInfo, a primitive, a kernel), not a public name
     try:
@@ -328,7 +337,7 @@ def bench(request: pytest.FixtureRequest):
     adapter = w.adapter
     compiled = w.cfg.compiler == "compiled"
 
-    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
+    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any, prepare: Optional[Any] = None) -> Any:
         if state.probing:
             return tpu_model.probed_call(adapter, state, setup, fn, args, kwargs)
         if state.measurement is not None:
@@ -336,16 +345,19 @@ def bench(request: pytest.FixtureRequest):
         state.mark("bench_in")
         if compiled:
             t0 = time.perf_counter()
-            call, known_ops = adapter.compile(fn, args, kwargs, state.enter)
+            call, known_ops = prepare(state.enter) if prepare else adapter.compile(fn, args, kwargs, state.enter)
             state.compile_s = state.aot_s = time.perf_counter() - t0
             state.enter("compile" if adapter.compiles_on_first_call else "execute")
             call = _after_first_call(call, state)
         else:
-            call, known_ops = adapter.prepare(fn, args, kwargs), []
+            call, known_ops = prepare(state.enter) if prepare else (adapter.prepare(fn, args, kwargs), [])
             state.enter("execute")
         before = adapter.snapshot()
+        reading = _gpu.read() if _gpu else None  # the GPU's state around the measurement, outside its samples
         with adapter.timed():
             result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
+        if reading is not None:
+            state.extra["device_state"] = _gpu.window(reading, _gpu.read())
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)
@@ -372,4 +384,14 @@ def bench(request: pytest.FixtureRequest):
         return timed(setup, fn, args, kwargs)
 
     _bench.with_setup = with_setup  # type: ignore[attr-defined]
+    # backward.py's measurement: `prepare(stage)` makes the call to time in place of the adapter's prepare or compile.
+    _bench.prepared = lambda prepare, fn, args, kwargs: timed(  # type: ignore[attr-defined]
+        None, fn, args, kwargs, prepare)
     return _bench
+
+
+@pytest.fixture
+def backward(bench: Any, request: pytest.FixtureRequest):
+    """backward(fn, *args, **kwargs): fn's gradients at a fixed cotangent, the backward call alone timed after one
+    untimed forward, and measured against the CPU's float64 gradient (backward.py). A case takes it instead of bench."""
+    return gradients.fixture(_worker.adapter, request.node.stash[_STATE], bench.prepared)

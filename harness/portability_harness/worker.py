@@ -99,11 +99,8 @@ class Worker:
         pytest.exit(message, returncode=int(code))
 
     def start(self) -> None:
+        # (A JAX accelerator cell names the CPU beside its platform: the census and backward cases compare with it.)
         environment = self.adapter.environment(self.cfg.device, self.cfg.mode)
-        if self.cfg.task == "census" and environment.get("JAX_PLATFORMS", "cpu") != "cpu":
-            # The census compares an accelerator's results with the CPU's in the same process; the cell's
-            # platform stays JAX's default (an accelerator outranks the CPU), and it still cannot fall back.
-            environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
         os.environ.update(environment)
         self.adapter.tpu_dtypes = self.cfg.tpu_dtypes
         try:

@@ -147,9 +147,9 @@ class Adapter:
         """The executed ops a TPU has no kernel or lowering for, each "op (dtype): why"."""
         return []
 
-    def not_applicable(self, chain: List[Tuple[str, str]]) -> Optional[str]:
-        """Why a failure (its exception chain: [type name, message] pairs) is the case's input that cannot exist on
-        this device rather than the function failing, or None."""
+    def not_applicable(self, chain: List[Tuple[str, str]], function: str = "") -> Optional[str]:
+        """Why a failure (its exception chain: [type name, message] pairs) of a case of `function` is the case's
+        input that cannot exist on this device rather than the function failing, or None."""
         return None
 
     def perturb(self, out: Any, relative: float) -> Any:
