@@ -117,9 +117,10 @@ def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp
                           text=True, timeout=600, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr
     (plan,) = [l for l in proc.stdout.splitlines() if l.startswith("plan: ")]
-    assert "(expected walls: reference)" in plan, proc.stdout  # the reference runs' records, through runner.estimate
+    # Some step from the reference runs' records through runner.estimate ("reference"), the others from the
+    # planner's own step walls where no record matches.
+    assert "reference" in plan.split("(expected walls: ")[1].rstrip(")").split(", "), proc.stdout
     (lane,) = [l for l in proc.stdout.splitlines() if l.startswith("  lane 1: ")]
     steps = [re.sub(r" \d+-\d+ s.*", "", s) for s in lane[len("  lane 1: "):].split("; ")]
     assert steps == ["jax-cpu quick", "jax-cpu steady", "jax-cpu declared"], proc.stdout
-    assert "expected in all: about" in proc.stdout and "for 3 repeats" in proc.stdout
     assert not (tmp_path / "out").exists(), "a dry run wrote results"
