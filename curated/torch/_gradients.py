@@ -54,6 +54,13 @@ def check_gradients(grads, fn, args, kwargs=None, rtol=None, atol=None, second_o
                                        atol=default[1] if atol is None else atol)
 
 
+def check_conv_gradients(grads, module, x, second_order=True):
+    """check_gradients of a ConvNd case (test_modules.py's test_grad, test_gradgrad with second_order): the gradients
+    of the input, the weight and the bias; float32 at rtol 1e-5, as a convolution's sums may be ordered differently."""
+    assert len(grads) == 2 + (module.bias is not None), f"{len(grads)} gradients: the input's, the weight's, the bias's"
+    check_gradients(grads, module, (x,), rtol=1e-5 if x.dtype == torch.float32 else None, second_order=second_order)
+
+
 def _of_inputs(fn, args, kwargs):
     """fn as a function of its gradient inputs (in the harness's order: the arguments that require grad, then an
     nn.Module's parameters that do), and those inputs: what gradcheck takes."""

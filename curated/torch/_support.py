@@ -241,6 +241,12 @@ def conv_inputs(cls, args, kwargs, input_size, device, dtype, seed):
     return module, randn(input_size, device, dtype, seed + 1)
 
 
+def conv_backward_inputs(cls, args, kwargs, input_size, device, dtype, seed, memory_format=torch.contiguous_format):
+    """conv_inputs for a backward case: the module and the input in memory_format, the input requiring grad."""
+    module, x = conv_inputs(cls, args, kwargs, input_size, device, dtype, seed)
+    return module.to(memory_format=memory_format), x.contiguous(memory_format=memory_format).requires_grad_(True)
+
+
 def check_conv(result, module, x):
     """A ConvNd's output against np_conv, with assert_close's defaults for the input dtype."""
     expected = np_conv(host64(x), host64(module.weight), host64(module.bias), module.stride, module.padding,

@@ -6,8 +6,8 @@ reflect padding, stride, dilation, groups), compared with assert_close's default
 """
 import pytest
 import torch
-from _gradients import check_gradients
-from _support import check_conv, conv_inputs, ids
+from _gradients import check_conv_gradients
+from _support import check_conv, conv_backward_inputs, conv_inputs, ids
 
 pytestmark = pytest.mark.function("torch.nn.Conv3d", decile=80, top20=False)
 
@@ -81,19 +81,15 @@ def test_conv3d_channels_last(bench, device):
 @pytest.mark.parametrize("name", ["default", "no_bias", "groups", "stride_padding", "pad_same"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_conv3d_backward(backward, device, dtype, name):
-    module, x = conv_inputs(torch.nn.Conv3d, *MODULE_CASES[name], device, dtype, seed=10)
-    x.requires_grad_(True)
+    module, x = conv_backward_inputs(torch.nn.Conv3d, *MODULE_CASES[name], device, dtype, seed=10)
     grads = backward(module, x)
-    assert len(grads) == 2 + (module.bias is not None)  # the input's, the weight's, the bias's
-    check_gradients(grads, module, (x,), rtol=1e-5 if dtype == torch.float32 else None, second_order=True)
+    check_conv_gradients(grads, module, x)
 
 
 # test_memory_format: the same gradients through a channels_last_3d input and module.
 @pytest.mark.layout("channels_last")
 def test_conv3d_channels_last_backward(backward, device):
-    module, x = conv_inputs(torch.nn.Conv3d, (2, 3, 2), {"padding": 1}, (2, 2, 4, 4, 4), device, torch.float32,
-                            seed=12)
-    module = module.to(memory_format=torch.channels_last_3d)
-    x = x.contiguous(memory_format=torch.channels_last_3d).requires_grad_(True)
+    module, x = conv_backward_inputs(torch.nn.Conv3d, (2, 3, 2), {"padding": 1}, (2, 2, 4, 4, 4), device, torch.float32,
+                                     seed=12, memory_format=torch.channels_last_3d)
     grads = backward(module, x)
-    check_gradients(grads, module, (x,), rtol=1e-5)
+    check_conv_gradients(grads, module, x, second_order=False)

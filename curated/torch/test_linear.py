@@ -22,6 +22,13 @@ UPSTREAM_TESTS = {
         "test_linear_autograd", "test_linear_sparse_weight", "test_linear_sparse_weight_backward"],
 }
 
+# module_inputs_torch_nn_Linear: "default" (10 -> 8, input 4x10), "no_bias", "no_batch_dim" (3 -> 5, input 3).
+_MODULE_INPUTS = pytest.mark.parametrize(
+    "in_features, out_features, bias, input_shape",
+    [(10, 8, True, (4, 10)), (10, 8, False, (4, 10)), (3, 5, True, (3,))],
+    ids=["default", "no_bias", "no_batch_dim"],
+)
+
 
 def _make_linear(in_features, out_features, bias, device, dtype, seed):
     """Linear with deterministic parameters (U(-1/sqrt(in), 1/sqrt(in)) like the default init)."""
@@ -38,12 +45,7 @@ def _assert_forward(result, module, x):
     check_close(result, np_linear(module, host64(x)), x.dtype)
 
 
-# module_inputs_torch_nn_Linear: "default" (10 -> 8, input 4x10), "no_bias", "no_batch_dim" (3 -> 5, input 3).
-@pytest.mark.parametrize(
-    "in_features, out_features, bias, input_shape",
-    [(10, 8, True, (4, 10)), (10, 8, False, (4, 10)), (3, 5, True, (3,))],
-    ids=["default", "no_bias", "no_batch_dim"],
-)
+@_MODULE_INPUTS
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_linear_module_inputs(bench, device, dtype, in_features, out_features, bias, input_shape):
     module = _make_linear(in_features, out_features, bias, device, dtype, seed=0)
@@ -100,11 +102,7 @@ def test_linear_autograd(bench, device, bias):
 
 # test_grad / test_gradgrad over module_inputs_torch_nn_Linear: the gradients of the input, the weight and the bias
 # against the CPU's float64 ones, with gradcheck and gradgradcheck on the CPU.
-@pytest.mark.parametrize(
-    "in_features, out_features, bias, input_shape",
-    [(10, 8, True, (4, 10)), (10, 8, False, (4, 10)), (3, 5, True, (3,))],
-    ids=["default", "no_bias", "no_batch_dim"],
-)
+@_MODULE_INPUTS
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
 def test_linear_backward(backward, device, dtype, in_features, out_features, bias, input_shape):
     module = _make_linear(in_features, out_features, bias, device, dtype, seed=10)
