@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from _gradients import check_gradients
-from _support import as_numpy, rand_default
+from _support import REDUCE_GRAD_IDS, REDUCE_GRAD_SHAPES, as_numpy, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.max", decile=100, top20=True)
 
@@ -87,8 +87,7 @@ def test_max_large(bench, device):
 # piecewise linear), on distinct values (a permuted range, exact in bfloat16) so that no tie splits it, in the dtypes a
 # device trains in, against the CPU's float64 gradient; check_grads steps by upstream's eps for 32-bit types, well
 # inside the gap between values.
-@pytest.mark.parametrize("shape, axis", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), (1, 2)), ((3, 1), 1)],
-                         ids=["all", "axis0", "axes12", "3x1_axis1"])
+@pytest.mark.parametrize("shape, axis", REDUCE_GRAD_SHAPES, ids=REDUCE_GRAD_IDS)
 @pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
 def test_max_backward(backward, device, dtype, shape, axis):
     values = np.random.default_rng(6).permutation(np.prod(shape)).reshape(shape) - np.prod(shape) // 2
