@@ -68,6 +68,11 @@ UNARY_DTYPES = [
 ]
 UNARY_SHAPES = [(), (4,), (2, 1, 4), (2, 3, 4), (0, 4), (3, 0)]
 
+# testReduceGrad's (lax_autodiff_test.py) shapes and reduced dims: every dim, one, two, and a dim of size 1; with
+# REDUCE_GRAD_IDS, the parametrization of the reductions' backward cases.
+REDUCE_GRAD_SHAPES = [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), (1, 2)), ((3, 1), 1)]
+REDUCE_GRAD_IDS = ["all", "axis0", "axes12", "3x1_axis1"]
+
 # Parametrisations shared by the array creators (upstream's testZerosOnes): shapes as tuples, an int or
 # a list, and every dtype.
 FILL_SHAPES = [(), (0,), (4,), (3, 4), (2, 0, 3), 5, [2, 3]]

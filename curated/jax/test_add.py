@@ -1,11 +1,18 @@
-"""jax.numpy.add: cases adapted from tests/lax_numpy_operators_test.py (JaxNumpyOperatorTests.testOp for "add", incl. its Python-scalar operands) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for add)."""
+"""jax.numpy.add: cases adapted from tests/lax_numpy_operators_test.py (JaxNumpyOperatorTests.testOp for "add", incl. its Python-scalar operands) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for add: order 2, rand_default operands in its compatible shapes, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import DEFAULT_TOL, as_numpy, assert_close, rand_default
+from _gradients import check_gradients
+from _support import DEFAULT_TOL, as_numpy, assert_close, rand_default, tolerances
 
 pytestmark = pytest.mark.function("jax.numpy.add", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_operators_test.py::JaxNumpyOperatorTests::testOp": [
+        "test_add_dtypes", "test_add_broadcasting", "test_add_python_scalar", "test_add_large"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": ["test_add_backward"],
+}
 
 
 def _check(result, expected):
@@ -55,12 +62,18 @@ def test_add_large(bench, device):
     _check(result, np.add(x, y))
 
 
-def test_add_grad(bench, device):
-    # Upstream checks reverse-mode grads of add; with broadcasting the cotangent of the
-    # broadcast operand is summed over the broadcast axes.
+# testOpGrad (lax.add): each operand's gradient is the cotangent, summed over the axes it was broadcast along; to
+# order 2 (zero: add is linear), in upstream's compatible shapes and the dtypes a device trains in, against the CPU's
+# float64 gradient; bfloat16 within upstream's 16-bit gradient tolerance (a broadcast operand's gradient is a sum).
+_GRAD_TOL = tolerances(float32=1e-6, bfloat16=5e-2, complex64=1e-6)
+
+
+@pytest.mark.parametrize("x_shape,y_shape", [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((), (3, 4))],
+                         ids=["same", "both_broadcast", "scalar"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_add_backward(backward, device, dtype, x_shape, y_shape):
     rng = np.random.default_rng(4)
-    x, y = rand_default(rng, (3, 1), np.float32), rand_default(rng, (1, 4), np.float32)
-    grad_fn = jax.grad(lambda a, b: jnp.sum(jnp.add(a, b)), argnums=(0, 1))
-    gx, gy = bench(grad_fn, jax.device_put(x, device), jax.device_put(y, device))
-    np.testing.assert_allclose(np.asarray(gx), np.full((3, 1), 4.0, np.float32), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(gy), np.full((1, 4), 3.0, np.float32), rtol=1e-6)
+    x = jax.device_put(rand_default(rng, x_shape, dtype), device)
+    y = jax.device_put(rand_default(rng, y_shape, dtype), device)
+    grads = backward(jnp.add, x, y)
+    check_gradients(grads, jnp.add, (x, y), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

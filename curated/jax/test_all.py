@@ -1,11 +1,19 @@
-"""jax.numpy.all: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducerNoDtype and testReducerWhereNoInitial for "all", inputs from rand_some_zero)."""
+"""jax.numpy.all: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducerNoDtype and testReducerWhereNoInitial for "all", inputs from rand_some_zero); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import as_numpy, assert_exact, rand_some_zero
 
-pytestmark = pytest.mark.function("jax.numpy.all", decile=100, top20=True)
+pytestmark = pytest.mark.function("jax.numpy.all", decile=100, top20=True,
+                                  backward="boolean output: not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerNoDtype": [
+        "test_all_dtypes", "test_all_axis_keepdims", "test_all_uniform_input", "test_all_nan_is_true",
+        "test_all_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhereNoInitial": ["test_all_where"],
+}
 
 # all is a logical reduction: always bool, and exact (assert_exact); NumPy cannot test bfloat16
 # truthiness directly, so its reference reads an exact float32 view (as_numpy) that keeps zeros zero.

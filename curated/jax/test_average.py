@@ -1,11 +1,20 @@
-"""jax.numpy.average: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testAverage: axis, weights of the input's or the axis's shape, returned, keepdims)."""
+"""jax.numpy.average: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testAverage: axis, weights of the input's or the axis's shape, returned, keepdims) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.add, the reductions a weighted average divides: order 2, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_near_reference, rand_default, rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.average", decile=40, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testAverage": [
+        "test_average_dtypes", "test_average_unweighted", "test_average_weighted", "test_average_returned",
+        "test_average_large"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_average_backward",
+                                                                    "test_average_weighted_backward"],
+}
 
 # testAverage's tolerances per (result) dtype.
 _TOL = tolerances(bfloat16=2e-1, float16=1e-2, float32=1e-5, complex64=1e-5)
@@ -73,3 +82,29 @@ def test_average_large(bench, device):
     x, w = rand_default(rng, (1024, 512), np.float32), _weights(rng, (512,), np.float32)
     result = bench(jnp.average, jax.device_put(x, device), -1, jax.device_put(w, device))
     assert_near_reference(result, np.average(wide(x), -1, wide(w)), np.float32, _TOL)
+
+
+# testReduceGrad (lax.add): an unweighted average's gradient is the cotangent spread evenly over the reduced dims; a
+# weighted one's, w / sum(w) times the cotangent for the values and (x - average) / sum(w) times it for the weights,
+# both differentiated; to order 2, in the dtypes a device trains in, against the CPU's float64 gradient; bfloat16
+# within upstream's 16-bit gradient tolerance.
+_GRAD_TOL = tolerances(float32=1e-5, bfloat16=5e-2, complex64=1e-5)
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_average_backward(backward, device, dtype, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(5), (3, 4), dtype), device)
+    grads = backward(jnp.average, x, axis)
+    check_gradients(grads, jnp.average, (x, axis), tol=_GRAD_TOL[np.dtype(dtype)], order=2)
+
+
+@pytest.mark.parametrize("shape,axis,weights_shape", [((3, 4), -1, (4,)), ((2, 3, 4), 1, (2, 3, 4))],
+                         ids=["axis_weights", "full_weights"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_average_weighted_backward(backward, device, dtype, shape, axis, weights_shape):
+    rng = np.random.default_rng(6)
+    x = jax.device_put(rand_default(rng, shape, dtype), device)
+    w = jax.device_put(_weights(rng, weights_shape, dtype), device)
+    grads = backward(jnp.average, x, axis, w)
+    check_gradients(grads, jnp.average, (x, axis, w), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

@@ -1,11 +1,18 @@
-"""jax.numpy.exp: cases adapted from tests/lax_numpy_operators_test.py (JaxNumpyOperatorTests.testOp for "exp", inputs from rand_small_positive/rand_default) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for exp)."""
+"""jax.numpy.exp: cases adapted from tests/lax_numpy_operators_test.py (JaxNumpyOperatorTests.testOp for "exp", inputs from rand_small_positive/rand_default) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for exp: order 2, rand_small inputs, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import UNARY_DTYPES, UNARY_SHAPES, check_unary, rand_default, unary_reference
+from _gradients import check_gradients
+from _support import UNARY_DTYPES, UNARY_SHAPES, check_unary, rand_default, rand_uniform, tolerances, unary_reference
 
 pytestmark = pytest.mark.function("jax.numpy.exp", decile=100, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_operators_test.py::JaxNumpyOperatorTests::testOp": [
+        "test_exp_dtypes", "test_exp_shapes", "test_exp_special_values", "test_exp_large"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": ["test_exp_backward"],
+}
 
 # check_unary applies upstream's default tolerance table (the "exp" record sets no override).
 
@@ -44,9 +51,15 @@ def test_exp_large(bench, device):
     check_unary(result, np.exp, x, np.float32, device)
 
 
-def test_exp_grad(bench, device):
-    # d/dx exp(x) = exp(x).
-    x = rand_default(np.random.default_rng(4), (8,), np.float32)
-    grad_fn = jax.grad(lambda a: jnp.sum(jnp.exp(a)))
-    result = bench(grad_fn, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), np.exp(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
+# testOpGrad (lax.exp): the gradient exp(x) times the cotangent and, to order 2, its derivative, in the inexact dtypes
+# a device trains in, against the CPU's float64 gradient. rand_small's inputs are tiny upstream; (-2, 2) here (complex:
+# both parts), so that exp's growth shows; bfloat16 within upstream's 16-bit gradient tolerance.
+_GRAD_TOL = tolerances(float32=1e-6, bfloat16=5e-2, complex64=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_exp_backward(backward, device, dtype):
+    x = rand_uniform(np.random.default_rng(4), (3, 4), dtype, -2.0, 2.0, imag=(-2.0, 2.0))
+    x = jax.device_put(x, device)
+    grads = backward(jnp.exp, x)
+    check_gradients(grads, jnp.exp, (x,), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

@@ -1,11 +1,22 @@
-"""jax.numpy.max: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducerNoDtype, testReducerInitial, testReducerWhere and testReducerNoInitialZeroDims for "max")."""
+"""jax.numpy.max: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducerNoDtype, testReducerInitial, testReducerWhere and testReducerNoInitialZeroDims for "max") and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.max, the reduction jnp.max lowers to: order 2, distinct values (rand_unique_int), its shapes and dims, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import as_numpy, rand_default
+from _gradients import check_gradients
+from _support import REDUCE_GRAD_IDS, REDUCE_GRAD_SHAPES, as_numpy, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.max", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerNoDtype": [
+        "test_max_dtypes", "test_max_axis_keepdims", "test_max_nan_propagates", "test_max_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerInitial": ["test_max_initial"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhere": ["test_max_where"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerNoInitialZeroDims": [
+        "test_max_zero_size_nonreduced_axis"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_max_backward"],
+}
 
 
 # max selects one of its inputs: the result is exact for every dtype.
@@ -70,3 +81,16 @@ def test_max_large(bench, device):
     result = bench(jnp.max, jax.device_put(x, device), 0)
     assert result.shape == (1024,)
     np.testing.assert_array_equal(np.asarray(result), np.max(x, axis=0))
+
+
+# testReduceGrad (lax.max): the cotangent goes to the position of each maximum, zeros elsewhere; to order 2 (zero:
+# piecewise linear), on distinct values (a permuted range, exact in bfloat16) so that no tie splits it, in the dtypes a
+# device trains in, against the CPU's float64 gradient; check_grads steps by upstream's eps for 32-bit types, well
+# inside the gap between values.
+@pytest.mark.parametrize("shape, axis", REDUCE_GRAD_SHAPES, ids=REDUCE_GRAD_IDS)
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_max_backward(backward, device, dtype, shape, axis):
+    values = np.random.default_rng(6).permutation(np.prod(shape)).reshape(shape) - np.prod(shape) // 2
+    x = jax.device_put(values.astype(dtype), device)
+    grads = backward(jnp.max, x, axis)
+    check_gradients(grads, jnp.max, (x, axis), order=2, eps=1e-2)

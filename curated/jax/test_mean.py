@@ -1,11 +1,20 @@
-"""jax.numpy.mean: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer and testReducerWhereNoInitial for "mean": inexact reference, tol_spec per dtype)."""
+"""jax.numpy.mean: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer and testReducerWhereNoInitial for "mean": inexact reference, tol_spec per dtype) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.add, the reduction jnp.mean divides: order 2, its shapes and dims, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import rand_default, tolerances, wide
+from _gradients import check_gradients
+from _support import REDUCE_GRAD_IDS, REDUCE_GRAD_SHAPES, rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.mean", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducer": [
+        "test_mean_dtypes", "test_mean_axis_keepdims", "test_mean_out_dtype", "test_mean_empty_is_nan",
+        "test_mean_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhereNoInitial": ["test_mean_where"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_mean_backward"],
+}
 
 # testReducer's tol_spec (bfloat16 uses the default tolerance 1e-2); integer and bool inputs, whose
 # mean is float32, use the float32 entry.
@@ -73,3 +82,13 @@ def test_mean_large(bench, device, axis):
     result = bench(jnp.mean, jax.device_put(x, device), axis)
     assert result.dtype == np.float32
     np.testing.assert_allclose(np.asarray(result), np.mean(x.astype(np.float64), axis=axis), rtol=1e-3, atol=1e-3)
+
+
+# testReduceGrad (lax.add): the gradient of a mean is the cotangent broadcast back over the reduced dims and divided by
+# their size; to order 2 (zero: mean is linear), in the dtypes a device trains in, against the CPU's float64 gradient.
+@pytest.mark.parametrize("shape, axis", REDUCE_GRAD_SHAPES, ids=REDUCE_GRAD_IDS)
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_mean_backward(backward, device, dtype, shape, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(6), shape, dtype), device)
+    grads = backward(jnp.mean, x, axis)
+    check_gradients(grads, jnp.mean, (x, axis), order=2)

@@ -1,4 +1,4 @@
-"""jax.lax.pmax: cases adapted from tests/pmap_test.py (PythonPmapTest's collective reductions: pmax over a named axis, over a tuple of axes in nested maps, with pytree operands) and tests/batching_test.py (collectives under vmap with an axis_name).
+"""jax.lax.pmax: cases adapted from tests/pmap_test.py (PythonPmapTest.testReduceMax: x - pmax(x) over a named axis; testTrees and testCollectivesWithTreesOfDifferentDtypes: pytree operands; VmapPmapCollectivesTest.testCollectivesWithVmap: over a tuple of axes in nested maps) and tests/batching_test.py (BatchingTest.testCommAssocCollective: pmax under vmap over one or several axis names); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A collective needs a named axis: the sampled call is wrapped in jax.vmap(..., axis_name="i") (or a
 one-device jax.pmap on the cell's device), and that wrapper is what bench times."""
@@ -11,7 +11,20 @@ import pytest
 from _support import as_numpy, assert_exact, rand_default
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.lax.pmax", decile=10, top20=False)
+pytestmark = pytest.mark.function("jax.lax.pmax", decile=10, top20=False,
+                                  backward="no differentiation rule: JAX raises NotImplementedError "
+                                           "(Differentiation rule for 'pmax' not implemented)")
+
+UPSTREAM_TESTS = {
+    "tests/pmap_test.py::PythonPmapTest::testReduceMax": ["test_pmax_pmap_one_device", "test_pmax_vmap_shapes",
+                                                         "test_pmax_vmap_dtypes", "test_pmax_large"],
+    "tests/pmap_test.py::PythonPmapTest::testTrees": ["test_pmax_pytree"],
+    "tests/pmap_test.py::PythonPmapTest::testCollectivesWithTreesOfDifferentDtypes": ["test_pmax_pytree"],
+    "tests/pmap_test.py::VmapPmapCollectivesTest::testCollectivesWithVmap": ["test_pmax_nested_axes",
+                                                                            "test_pmax_inner_axis_only"],
+    "tests/batching_test.py::BatchingTest::testCommAssocCollective": [
+        "test_pmax_vmap_shapes", "test_pmax_nested_axes", "test_pmax_inner_axis_only"],
+}
 
 
 def _check(result, x, axis=0):

@@ -1,11 +1,24 @@
-"""jax.numpy.power: cases adapted from tests/lax_numpy_operators_test.py (the "power" op record: positive bases from rand_positive, broadcasting shapes, default tolerances) and tests/lax_numpy_test.py (testIntegerPower with static integer exponents, testIntegerPowerOverflow, power of negative bases and integer dtypes)."""
+"""jax.numpy.power: cases adapted from tests/lax_numpy_operators_test.py (the "power" op record: positive bases from rand_positive, broadcasting shapes, default tolerances) and tests/lax_numpy_test.py (testIntegerPower with static integer exponents, testIntegerPowerOverflow, power of negative bases and integer dtypes) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for lax.pow: order 2, rand_positive operands, the inexact dtypes; testPowSecondDerivative at a zero exponent; testPowIntPowerAtZero and testPowIntPowerAtZero2: static integer exponents, at zero); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import DEFAULT_TOL, rand_uniform, wide
+from _gradients import check_gradients
+from _support import DEFAULT_TOL, rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.power", decile=80, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_operators_test.py::JaxNumpyOperatorTests::testOp": [
+        "test_power_dtypes", "test_power_broadcasting", "test_power_negative_base", "test_power_special_values",
+        "test_power_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testIntegerPower": ["test_power_static_integer_exponent"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testIntegerPowerOverflow": ["test_power_integer_overflow_wraps"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": ["test_power_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testPowSecondDerivative": ["test_power_zero_exponent_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testPowIntPowerAtZero": ["test_power_static_integer_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testPowIntPowerAtZero2": ["test_power_static_integer_backward"],
+}
 
 # Tolerances: JAX's default test tolerances per dtype (DEFAULT_TOL).
 
@@ -81,3 +94,37 @@ def test_power_large(bench, device):
     x, y = _positive(rng, (1024, 1024), np.float32), rng.uniform(-2, 2, (1024, 1024)).astype(np.float32)
     result = bench(jnp.power, jax.device_put(x, device), jax.device_put(y, device))
     np.testing.assert_allclose(np.asarray(result), np.power(x.astype(np.float64), y), rtol=1e-5, atol=1e-6)
+
+
+# testOpGrad (lax.pow): the gradients y x**(y - 1) and log(x) x**y times the cotangent and, to order 2, their
+# derivatives, on positive operands, also broadcast, in the dtypes a device trains in, against the CPU's float64
+# gradient (upstream skips this test on TPU as imprecise there; it runs here, and a TPU's divergence is a result).
+_GRAD_TOL = tolerances(float32=1e-5, bfloat16=1e-1, complex64=1e-5)
+
+
+@pytest.mark.parametrize("xshape,yshape", [((3, 4), (3, 4)), ((3, 4), ())], ids=["same", "scalar_exponent"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_power_backward(backward, device, dtype, xshape, yshape):
+    rng = np.random.default_rng(4)
+    x = jax.device_put(_positive(rng, xshape, dtype), device)
+    y = jax.device_put(_positive(rng, yshape, dtype), device)
+    grads = backward(jnp.power, x, y)
+    check_gradients(grads, jnp.power, (x, y), tol=_GRAD_TOL[np.dtype(dtype)], order=2)
+
+
+def test_power_zero_exponent_backward(backward, device):
+    # testPowSecondDerivative: at y = 0 the first derivatives are 0 (in x) and log(x) (in y), the second 1/x and
+    # log(x)**2, and nothing is 0 ** 0.
+    x = jax.device_put(np.array([4.0, 0.5, 2.0], np.float32), device)
+    y = jax.device_put(np.zeros(3, np.float32), device)
+    grads = backward(jnp.power, x, y)
+    check_gradients(grads, jnp.power, (x, y), tol=_GRAD_TOL[np.dtype(np.float32)], order=2)
+
+
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3])
+def test_power_static_integer_backward(backward, device, exponent):
+    # testPowIntPowerAtZero(2): a Python int exponent (integer_pow) has the gradient n x**(n - 1), 0 at x = 0 for
+    # n = 0 and n >= 2 (not nan), 1 for n = 1; the exponent is not differentiated.
+    x = jax.device_put(np.array([0.0, 3.14, -1.5, 0.5], np.float32), device)
+    grads = backward(jnp.power, x, exponent)
+    check_gradients(grads, jnp.power, (x, exponent), order=2)

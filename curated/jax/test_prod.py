@@ -1,11 +1,21 @@
-"""jax.numpy.prod: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer, testReducerInitial, testReducerWhere and testReducerPromoteInt for "prod", inputs from rand_small_positive)."""
+"""jax.numpy.prod: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer, testReducerInitial, testReducerWhere and testReducerPromoteInt for "prod", inputs from rand_small_positive) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.mul, the reduction jnp.prod lowers to: order 2, rand_default values of scale 1, the floating dtypes; upstream skips it on TPU as unimplemented); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.prod", decile=90, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducer": [
+        "test_prod_dtypes", "test_prod_axis_keepdims", "test_prod_empty", "test_prod_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerInitial": ["test_prod_initial"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhere": ["test_prod_where"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerPromoteInt": ["test_prod_promote_integers"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_prod_backward"],
+}
 
 _TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=3e-2, complex64=1e-3)
 
@@ -86,3 +96,18 @@ def test_prod_large(bench, device):
     result = bench(jnp.prod, jax.device_put(x, device), 0)
     assert result.shape == (1024,) and result.dtype == np.float32
     np.testing.assert_allclose(np.asarray(result), np.prod(x.astype(np.float64), axis=0), rtol=1e-3)
+
+
+# testReduceGrad (lax.mul): each factor's gradient is the product of the others times the cotangent, and, to order 2,
+# its derivative; values of scale 1 (upstream's rand_default(scale=1)) over several dims, in the dtypes a device trains
+# in, against the CPU's float64 gradient; bfloat16 within upstream's 16-bit gradient tolerance.
+_GRAD_TOL = tolerances(float32=1e-5, bfloat16=5e-2)
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 4), None), ((3, 4, 5), 0), ((3, 4, 5), (1, 2)), ((3, 1), 1)],
+                         ids=["all", "axis0", "axes12", "3x1_axis1"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_prod_backward(backward, device, dtype, shape, axis):
+    x = jax.device_put(np.random.default_rng(6).standard_normal(shape).astype(dtype), device)
+    grads = backward(jnp.prod, x, axis)
+    check_gradients(grads, jnp.prod, (x, axis), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

@@ -1,11 +1,20 @@
-"""jax.numpy.sqrt: cases adapted from tests/lax_numpy_operators_test.py (the "sqrt" op record: float and complex dtypes, rand_positive inputs, all shapes, default tolerances) and tests/lax_test.py / lax_autodiff_test.py (sqrt of special values and its gradient 1/(2 sqrt x))."""
+"""jax.numpy.sqrt: cases adapted from tests/lax_numpy_operators_test.py (the "sqrt" op record: float and complex dtypes, rand_positive inputs, all shapes, default tolerances) and tests/lax_test.py (LaxTest.testOpAgainstNumpy for "sqrt": special values against NumPy; FunctionAccuracyTest.testSuccessOnComplexPlane for "sqrt": the principal branch) and tests/lax_autodiff_test.py (LaxAutodiffTest.testOpGrad for sqrt: order 2, rand_positive inputs for the floating dtypes, rand_default for the complex ones); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import DEFAULT_TOL, rand_uniform, wide
+from _gradients import check_gradients
+from _support import DEFAULT_TOL, rand_default, rand_uniform, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.sqrt", decile=100, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_operators_test.py::JaxNumpyOperatorTests::testOp": [
+        "test_sqrt_dtypes", "test_sqrt_integer_promotes", "test_sqrt_shapes", "test_sqrt_large"],
+    "tests/lax_test.py::LaxTest::testOpAgainstNumpy": ["test_sqrt_special_values"],
+    "tests/lax_test.py::FunctionAccuracyTest::testSuccessOnComplexPlane": ["test_sqrt_complex_negative_real"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": ["test_sqrt_backward"],
+}
 
 # Tolerances: JAX's default test tolerances per dtype (DEFAULT_TOL).
 
@@ -60,15 +69,22 @@ def test_sqrt_complex_negative_real(bench, device):
     np.testing.assert_allclose(np.asarray(result), np.sqrt(x.astype(np.complex128)), rtol=1e-6, atol=1e-6)
 
 
-def test_sqrt_grad(bench, device):
-    x = np.linspace(0.5, 4, 8, dtype=np.float32)
-    result = bench(jnp.sqrt, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), np.sqrt(x), rtol=1e-6)
-    g = jax.vmap(jax.grad(jnp.sqrt))(x)
-    np.testing.assert_allclose(np.asarray(g), 0.5 / np.sqrt(x.astype(np.float64)), rtol=1e-5)
-
-
 def test_sqrt_large(bench, device):
     x = np.random.default_rng(3).random((1024, 1024), dtype=np.float32)
     result = bench(jnp.sqrt, jax.device_put(x, device))
     np.testing.assert_allclose(np.asarray(result), np.sqrt(x), rtol=1e-6, atol=1e-6)
+
+
+# testOpGrad (lax.sqrt): the gradient 1 / (2 sqrt(x)) times the cotangent and, to order 2, its derivative, on
+# upstream's inputs (positive reals; complex values from rand_default, off the branch cut), in the dtypes a device
+# trains in, against the CPU's float64 gradient; bfloat16 within upstream's 16-bit gradient tolerance.
+_GRAD_TOL = tolerances(float32=1e-6, bfloat16=5e-2, complex64=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_sqrt_backward(backward, device, dtype):
+    rng = np.random.default_rng(4)
+    x = rand_default(rng, (3, 4), dtype) if dtype is np.complex64 else _positive(rng, (3, 4), dtype)
+    x = jax.device_put(x, device)
+    grads = backward(jnp.sqrt, x)
+    check_gradients(grads, jnp.sqrt, (x,), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

@@ -1,10 +1,18 @@
-"""jax.lax.top_k: cases adapted from tests/lax_test.py (LaxTest.testTopK), tests/lax_vmap_op_test.py (testTopK) and tests/lax_autodiff_test.py (testTopKGrad)."""
+"""jax.lax.top_k: cases adapted from tests/lax_test.py (LaxTest.testTopK), tests/lax_vmap_test.py (LaxVmapTest.testTopK: top_k batched over a leading axis) and tests/lax_autodiff_test.py (LaxAutodiffTest.testTopKGrad: the values' gradient, order 2, distinct inputs, float32, shapes (4,), (5, 5) and (3, 1, 4), k 1 and 3); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("jax.lax.top_k", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_test.py::LaxTest::testTopK": [
+        "test_top_k_shapes", "test_top_k_dtypes", "test_top_k_negative_and_inf", "test_top_k_large"],
+    "tests/lax_vmap_test.py::LaxVmapTest::testTopK": ["test_top_k_vmap"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testTopKGrad": ["test_top_k_backward"],
+}
 
 
 def _unique_values(rng, shape, dtype):
@@ -59,16 +67,20 @@ def test_top_k_large(bench, device):
     _check(result, x, 10)
 
 
-@pytest.mark.parametrize("shape", [(4,), (5, 5), (2, 1, 4)])
-def test_top_k_grad(bench, device, shape):
-    # The gradient of the top-k values scatters the cotangent back to the selected positions.
-    rng = np.random.default_rng(3)
-    x = _unique_values(rng, shape, np.float32)
-    k = 3
-    weights = rng.standard_normal(shape[:-1] + (k,)).astype(np.float32)
-    grad_fn = jax.grad(lambda a, w: jnp.sum(jax.lax.top_k(a, k)[0] * w))
-    result = bench(grad_fn, jax.device_put(x, device), jax.device_put(weights, device))
-    _, idx = _reference(x, k)
-    expected = np.zeros(shape, np.float32)
-    np.put_along_axis(expected, idx, weights, axis=-1)
-    np.testing.assert_allclose(np.asarray(result), expected, rtol=1e-6, atol=0)
+def test_top_k_vmap(bench, device):
+    # LaxVmapTest.testTopK: batched over the leading axis, each row's top k as one row's.
+    x = _unique_values(np.random.default_rng(4), (5, 3, 4), np.float32)
+    result = bench(jax.vmap(lambda a: jax.lax.top_k(a, 3)), jax.device_put(x, device))
+    _check(result, x, 3)
+
+
+# testTopKGrad: the values' gradient scatters the cotangent back to the selected positions (the indices are integers:
+# no gradient); to order 2 (zero: piecewise linear), on distinct values so that no tie makes it ambiguous, in the dtypes
+# a device trains in (the values stay exact in bfloat16), against the CPU's float64 gradient; check_grads steps by
+# upstream's eps, well inside the gap between distinct values.
+@pytest.mark.parametrize("shape,k", [((4,), 1), ((5, 5), 3), ((3, 1, 4), 3)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_top_k_backward(backward, device, dtype, shape, k):
+    x = jax.device_put(_unique_values(np.random.default_rng(3), shape, dtype), device)
+    grads = backward(jax.lax.top_k, x, k)
+    check_gradients(grads, jax.lax.top_k, (x, k), order=2, eps=1e-2)

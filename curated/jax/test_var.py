@@ -1,11 +1,22 @@
-"""jax.numpy.var: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testStdOrVar: shapes (5,) and (10, 5), axis None/0/-1, ddof and correction, out dtype with its tolerance; testReducerNoDtype and testReducerWhereNoInitial for "var"; testStdOrVarLargeDdofReturnsNan)."""
+"""jax.numpy.var: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testStdOrVar: shapes (5,) and (10, 5), axis None/0/-1, ddof and correction, out dtype with its tolerance; testReducerNoDtype and testReducerWhereNoInitial for "var"; testStdOrVarLargeDdofReturnsNan) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.add, the reductions var is built from: order 2, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.var", decile=80, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testStdOrVar": [
+        "test_var_axis_ddof", "test_var_out_dtype_keepdims", "test_var_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerNoDtype": ["test_var_dtypes"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhereNoInitial": ["test_var_where"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testStdOrVarLargeDdofReturnsNan": [
+        "test_var_large_ddof_is_nan"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_var_backward"],
+}
 
 # testStdOrVar's tolerance per output dtype.
 _TOL = tolerances(float16=1e-1, float32=1e-3, complex64=1e-3, bfloat16=1e-1)
@@ -72,3 +83,17 @@ def test_var_large(bench, device):
     result = bench(jnp.var, jax.device_put(x, device), 0)
     assert result.shape == (1024,) and result.dtype == np.float32
     np.testing.assert_allclose(np.asarray(result), np.var(x.astype(np.float64), axis=0), rtol=1e-3, atol=1e-3)
+
+
+# testReduceGrad (lax.add): var's gradient 2 (x - mean) / (n - ddof) times the cotangent and, to order 2, its
+# derivative, over testStdOrVar's axes and ddof, in the dtypes a device trains in (complex: the variance is real),
+# against the CPU's float64 gradient; bfloat16 within upstream's 16-bit gradient tolerance.
+_GRAD_TOL = tolerances(float32=1e-5, bfloat16=5e-2, complex64=1e-5)
+
+
+@pytest.mark.parametrize("axis,ddof", [(None, 0), (0, 1), (-1, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_var_backward(backward, device, dtype, axis, ddof):
+    x = jax.device_put(rand_default(np.random.default_rng(6), (10, 5), dtype), device)
+    grads = backward(jnp.var, x, axis, ddof=ddof)
+    check_gradients(grads, jnp.var, (x, axis), {"ddof": ddof}, tol=_GRAD_TOL[np.dtype(dtype)], order=2)
