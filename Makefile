@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker test-ray test-xla report atlas images device-check bench-overhead bench-timing docs clean
+.PHONY: matrix test test-docker test-ray test-xla test-gpu report atlas images device-check bench-overhead bench-timing docs clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -54,6 +54,11 @@ $(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml
 # External links are not checked: that needs the network, and the guide keeps them to a minimum.
 docs: $(BIN)/.docs-installed  ## the user guide, docs/ into docs/_build/html (open index.html there)
 	$(BIN)/sphinx-build -E -W --keep-going -n -q -b html docs docs/_build/html
+
+# The real-GPU tests alone (tests/gpu; `make test` runs them too), in PYTHON as device-check runs it: its own
+# frameworks and pytest, no .venv, no network. Only tests/gpu's files are loaded (not tests/conftest.py).
+test-gpu:  ## on a GPU machine: the runner reads its GPU, judges its torch right, runs a torch and a JAX cell quick
+	$(PYTHON) -m pytest -m gpu --confcutdir tests/gpu -p no:cacheprovider tests/gpu
 
 bench-overhead: $(BIN)/.installed
 	$(BIN)/python benchmarks/harness_overhead.py

@@ -2,6 +2,12 @@
 
 Each check reads what the host itself shows (nvidia-smi, device nodes, PCI vendor ids) without
 importing a framework, so the host driver stays light and a missing device is a reason, not an error.
+
+RUNNER_DEVICE_VIEW=FOLDER makes FOLDER the host's devices as the runner reads them: FOLDER/dev and
+FOLDER/sys/bus/pci/devices stand for /dev and /sys/bus/pci/devices, and FOLDER/bin/nvidia-smi (if there is
+one) for the nvidia-smi on PATH. An empty folder is a host with no GPU and no TPU; tests/devices/h200 is the
+H200 captured in results/reference/h200-2026-11-26. The test suite sets a view for every test whose outcome
+depends on the host's devices, so that it passes on a GPU or TPU VM as it does here.
 """
 from __future__ import annotations
 
@@ -16,20 +22,37 @@ from pathlib import Path
 GOOGLE_PCI_VENDOR = "0x1ae0"  # TPU chips on a TPU VM are PCI devices of Google's vendor id
 # ...of class "processing accelerator" (0x12) or "unassigned" (0xff); Google's virtual NIC (0x02) is not one.
 _TPU_PCI_CLASSES = ("0x12", "0xff")
+PCI = "/sys/bus/pci/devices"
+VIEW = "RUNNER_DEVICE_VIEW"
+
+
+def host_path(path: str) -> Path:
+    """Where the host's `path` (/dev, /sys/bus/pci/devices) is read: under the device view if one is set."""
+    view = os.environ.get(VIEW)
+    return Path(view, path.lstrip("/")) if view else Path(path)
+
+
+def nvidia_smi() -> str | None:
+    """The nvidia-smi that answers for this host: the device view's bin/nvidia-smi, else the one on PATH."""
+    view = os.environ.get(VIEW)
+    return shutil.which("nvidia-smi", path=str(Path(view, "bin"))) if view else shutil.which("nvidia-smi")
 
 
 def nvidia_gpus() -> list[str]:
-    return [g["name"] for g in gpu_facts()] or [p.name for p in sorted(Path("/dev").glob("nvidia[0-9]*"))]
+    return [g["name"] for g in gpu_facts()] or [p.name for p in sorted(host_path("/dev").glob("nvidia[0-9]*"))]
 
 
 GPU_QUERY = ("name", "compute_cap", "driver_version", "memory.total")
 
 
-@lru_cache(maxsize=None)
 def gpu_facts() -> tuple[dict, ...]:
     """Each NVIDIA GPU as nvidia-smi states it: name, compute capability, driver, memory, and the newest CUDA the
     driver supports (the banner's "CUDA Version", which --query-gpu does not offer). () without nvidia-smi."""
-    smi = shutil.which("nvidia-smi")
+    return _gpu_facts(nvidia_smi())
+
+
+@lru_cache(maxsize=None)  # asked once per nvidia-smi: a view set or PATH changed is asked anew
+def _gpu_facts(smi: str | None) -> tuple[dict, ...]:
     if not smi:
         return ()
     try:
@@ -85,14 +108,20 @@ def tpu_facts() -> dict:
         with urllib.request.urlopen(request, timeout=2) as answer:
             return {**found, "accelerator_type": answer.read().decode().strip(), "source": "metadata"}
     except OSError:
-        ids = sorted({_read(Path("/sys/bus/pci/devices") / c / "device") for c in chips} - {""})
+        ids = sorted({_read(host_path(PCI) / c / "device") for c in chips} - {""})
         return {**found, "pci_device_ids": ids, "source": "pci"} if ids else found
 
 
 def tpu_chips() -> list[str]:
-    chips = [p.parent.name for p in Path("/sys/bus/pci/devices").glob("*/vendor")
+    chips = [p.parent.name for p in host_path(PCI).glob("*/vendor")
              if _read(p) == GOOGLE_PCI_VENDOR and _read(p.parent / "class")[:4] in _TPU_PCI_CLASSES]
-    return chips or [p.name for p in sorted(Path("/dev").glob("accel[0-9]*"))]
+    return chips or [p.name for p in sorted(host_path("/dev").glob("accel[0-9]*"))]
+
+
+def tpu_nodes() -> list[Path]:
+    """A TPU's device nodes: /dev/accel* on v4 and older, /dev/vfio/* on v5e and newer."""
+    dev = host_path("/dev")
+    return sorted(dev.glob("accel[0-9]*")) + sorted((dev / "vfio").glob("[0-9]*"))
 
 
 def _read(path: Path) -> str:
@@ -102,7 +131,6 @@ def _read(path: Path) -> str:
         return ""
 
 
-@lru_cache(maxsize=None)
 def absent_reason(device: str) -> str | None:
     """None when this host has the device kind, else why not (for the matrix's 'not run' list)."""
     if device in ("cpu", "xla-cpu"):

@@ -2,24 +2,27 @@
 from __future__ import annotations
 
 import atexit
+import fnmatch
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from portability_harness.protocol import Config
 
-from runner import matrix
+from runner import devices, matrix, releases
 from runner.backends.local import LocalBackend, VenvEnvironment
 from runner.plan import Options, plan
 from runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULT_CASES = ROOT / "tests" / "fault_cases"
+DEVICES = ROOT / "tests" / "devices"  # device views of captured machines (tests/devices/*/README.md)
 
 
 def project_curated(root: Path, into: Path) -> Path:
@@ -39,13 +42,39 @@ def project_curated(root: Path, into: Path) -> Path:
 _COPY = Path(tempfile.mkdtemp(prefix="project-curated-"))
 atexit.register(shutil.rmtree, _COPY, True)
 CURATED = project_curated(ROOT, _COPY)
-# Every runner the tests start reads its curated modules from the copy (Project.find honours RUNNER_CURATED).
+# Every runner the tests start reads its curated modules from the copy (Project.find honours RUNNER_CURATED)...
 os.environ["RUNNER_CURATED"] = str(CURATED)
+# ...and PyPI's release lists as they were on the day they were saved: a release published since changes no test.
+PYPI_ANSWERS = ROOT / "tests" / "data" / "pypi-2026-11-27"
+os.environ[releases.PYPI_VARIABLE] = PYPI_ANSWERS.as_uri() + "/{name}.json"
 
 
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def device_view(monkeypatch, tmp_path_factory):
+    """device_view(name=None): the host's devices as the runner reads them (RUNNER_DEVICE_VIEW, runner/devices.py)
+    for the rest of the test, in this process and every one it starts: tests/devices/<name>, a captured machine
+    (its nvidia-smi and device nodes), or with no name an empty view, a host with no GPU and no TPU. Every test
+    whose outcome depends on the host's devices sets one, so that the suite passes on a GPU or TPU VM as here.
+    CUDA_VISIBLE_DEVICES is emptied too: a framework a test starts never reaches a real GPU of the machine, whatever
+    the view says (only the tests marked gpu do, tests/gpu/)."""
+    def use(name: str | None = None) -> Path:
+        folder = DEVICES / name if name else tmp_path_factory.mktemp("no-devices")
+        monkeypatch.setenv(devices.VIEW, str(folder))
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+        return folder
+
+    return use
+
+
+@pytest.fixture
+def no_devices(device_view) -> Path:
+    """A host with no GPU and no TPU."""
+    return device_view()
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +114,62 @@ def harness(env: VenvEnvironment, cfg: Config, timeout: float = 600) -> tuple[in
                           env=env.variables(), capture_output=True, text=True, timeout=timeout)
     events = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
     return proc.returncode, events
+
+
+def curated_cases(env: VenvEnvironment, framework: str, pattern: str) -> list[str]:
+    """The case ids a run of the curated functions matching `pattern` must end with, counted apart from the run:
+    the node ids pytest collects from their modules in `env`, relative to the curated root as the worker records
+    them."""
+    from portability_harness.catalog import curated
+
+    modules = sorted({str(CURATED / f.module) for f in curated(str(CURATED), framework)
+                      if fnmatch.fnmatchcase(f.name, pattern)})
+    assert modules, f"no curated {framework} function matches {pattern}"
+    # The harness's plugin names parameters as the worker does (its hooks only route a run; none here).
+    command = [env.python, "-m", "pytest", "-c", str(ROOT / "harness" / "portability_harness" / "pytest.ini"),
+               "--rootdir", str(CURATED), "--confcutdir", str(CURATED), "-p", "portability_harness.plugin",
+               "--collect-only", "-q", *modules]
+    with tempfile.TemporaryDirectory() as elsewhere:  # a folder named like the framework must not shadow it
+        proc = subprocess.run(command, cwd=elsewhere, capture_output=True, text=True, timeout=600,
+                              env=env.variables())
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return [line for line in proc.stdout.splitlines() if "::" in line]
+
+
+def wait_for(condition, what: str, timeout: float = 300, proc: subprocess.Popen | None = None) -> None:
+    """Poll `condition` until it holds. Fails naming what it waited for: past `timeout` seconds, or once `proc`,
+    the process that was to bring it about, has ended (with that process's output)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc is not None and proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"waiting for {what}, the process ended first (exit {proc.returncode}):\n"
+                        f"{(out or '')[-2000:]}\n{(err or '')[-3000:]}")
+        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        time.sleep(0.1)
+
+
+def working_in(folder: Path) -> list[str]:
+    """The processes whose working directory is `folder`, as "pid: command line": those of a run in that results
+    folder (its harness, the worker, what a case started), never another run's on this machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder.resolve()):
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+                found.append(f"{entry.name}: {command}")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+def steady_tickets(folder: Path, n: int) -> dict[str, str]:
+    """The environment in which tests/fault_cases/torch/test_steady.py runs `n` cases, then waits (its docstring
+    says how): a test stops the run once their records are in, and the stop lands between records."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        (folder / f"ticket-{i:02d}").write_text("")
+    return {"STEADY_TICKETS": str(folder)}
 
 
 def clean_env() -> dict[str, str]:

@@ -1,6 +1,6 @@
-"""A cuda cell on this CPU-only machine, with a test-only nvidia-smi on PATH that answers as an H100 does
-(tests/devices/h100): the real PyTorch 1.12.0 from PyPI (its CUDA 10.2 build, whose arch list is read from the
-wheel) is one `incompatible` cell naming both sides, with no case record; the dry run says so once the environment
+"""A cuda cell on a host that shows the H100 captured in results/reference/h100-2026-11-26 (the device view
+tests/devices/h100: its nvidia-smi's answers and /dev/nvidia0; no framework reaches a real GPU): the real PyTorch
+1.12.0 from PyPI (its CUDA 10.2 build, whose arch list is read from the wheel) is one `incompatible` cell naming both sides, with no case record; the dry run says so once the environment
 is built; the report shows it as its own state. The current profile's torch-cuda is judged by what its installed
 wheel says, whatever that is."""
 from __future__ import annotations
@@ -16,11 +16,14 @@ from conftest import ROOT, config, harness
 
 pytestmark = pytest.mark.slow
 
-H100 = ROOT / "tests" / "devices" / "h100"
+
+@pytest.fixture(autouse=True)
+def h100(device_view):
+    return device_view("h100")
 
 
 def cli(*args: str, venvs: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PATH=f"{H100}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT), COLUMNS="250")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250")
     if venvs is not None:
         env["RUNNER_VENV_DIR"] = str(venvs)
     return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, capture_output=True, text=True,
@@ -91,8 +94,9 @@ def test_the_current_torch_cuda_is_judged_by_what_its_installed_wheel_says(tmp_p
 
 
 def test_tensorflow_that_sees_no_gpu_says_why_from_its_own_log(venv_for, tmp_path):
-    # The tf-cpu venv holds the full tensorflow wheel, a CUDA build: asked for the GPU on this machine, it finds no
-    # driver, and says so in a warning the cell's error must carry (a log level that hid it said nothing).
+    # The tf-cpu venv holds the full tensorflow wheel, a CUDA build: asked for the GPU where it finds none (no
+    # driver here; none visible on a GPU VM), it says so in a warning the cell's error must carry (a log level that
+    # hid it said nothing).
     out = tmp_path / "tf-cuda.jsonl"
     rc, events = harness(venv_for("tf-cpu"), config(out, "tensorflow", device="cuda", quick=True,
                                                    functions=["tf.math.add"]))

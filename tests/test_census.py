@@ -16,12 +16,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import matplotlib.image
 import pytest
-from conftest import ROOT, cases_of, headless, one_line_error
+from conftest import ROOT, cases_of, headless, one_line_error, wait_for, working_in
 from portability_harness import census as harness_census
 from portability_harness.records import store
 
@@ -48,18 +47,6 @@ def runner(*args: str, **kw) -> subprocess.Popen:
 def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.CompletedProcess:
     out, err = proc.communicate(timeout=timeout)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def working_in(folder: Path) -> list[int]:
-    """The processes whose working directory is `folder`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder.resolve()):
-                found.append(int(entry.name))
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-    return found
 
 
 def census_args(framework: str, out: Path, *more: str) -> list[str]:
@@ -234,19 +221,13 @@ def test_a_kill_9_mid_census_then_resume_records_each_case_once(venv_for, tmp_pa
     results = out / "torch-cpu-current-census.jsonl"
     args = census_args("torch", out)
     first = runner(*args)
-    deadline = time.monotonic() + 600
-    while len(cases_of(results)) < 20:
-        assert first.poll() is None and time.monotonic() < deadline, first.communicate()
-        time.sleep(0.2)
+    wait_for(lambda: len(cases_of(results)) >= 20, "20 census records", 600, first)
     os.killpg(first.pid, signal.SIGKILL)  # the whole runner, mid-census
     first.wait()
     # The orphaned harness hears that the runner died, records the case in flight and exits. Its processes are
     # those working in the results folder (the backend starts the harness there): any other harness on this
     # machine, a parallel run's, is not this one.
-    deadline = time.monotonic() + 60
-    while working_in(out):
-        assert time.monotonic() < deadline, "the orphaned harness did not end"
-        time.sleep(0.2)
+    wait_for(lambda: not working_in(out), "the orphaned harness to end", 120)
     before = cases_of(results)
     again = finished(runner(*args, "--resume"))
     assert again.returncode == 0, again.stderr[-3000:]

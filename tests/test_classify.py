@@ -1,24 +1,40 @@
-"""The failure classifier on real failure messages: the study's 583 hand-labelled GPU and TPU failures,
-and exceptions raised for real here."""
+"""The failure classifier on real failure messages: the study's 583 failures on its GPUs and TPUs, labelled by
+hand (tests/data/), and exceptions raised for real here."""
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import binomtest
 
 from portability_harness import declared
 from portability_harness.classify import Annotation, annotated, classify, exception_chain
 
-MESSAGES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "failure-messages.jsonl"
+MESSAGES = Path(__file__).resolve().parent / "data" / "study-failure-messages.jsonl"
 TABLES = Path(__file__).resolve().parents[1] / "runner" / "report" / "data" / "declared"
 # The study's pins (2023): the tables of the versions its messages came from (JAX: the nearest 0.4.x with a
 # jaxlib on PyPI).
 STUDY_TABLES = {"tensorflow": "tensorflow-2.11.0", "torch": "torch-1.12.0", "jax": "jax-0.4.13"}
 STUDY_DEVICE = {"gpu": "cuda", "gpu-soft-placement": "cuda", "tpu": "tpu"}
+
+# What the report needs of the classifier, stated as rates on failures like the study's: its findings group failed
+# functions by cause, so at least nine in ten failures must land in their cause (AGREEMENT), and each cause must
+# be found in at least four of five of its failures (RECALL), or a cause's row would miss a fifth of its
+# functions. The 583 messages are a sample of such failures, so a test passes when the sample shows the rate with
+# 95 % confidence: the rate's one-sided lower bound (Clopper-Pearson) must reach the target. A cause with too few
+# messages to show its floor even with every one found (n/n gives a bound of 0.05**(1/n): 14 messages reach 0.8;
+# memory and other have 7 each) is counted in the agreement only.
+AGREEMENT, RECALL, CONFIDENCE = 0.90, 0.80, 0.95
+# Blaming a framework's failure on the case hides a portability failure from the report: at most one in a hundred.
+WRONGLY_OURS = 0.01
+
+
+def _lower_bound(found: int, total: int) -> float:
+    return binomtest(found, total).proportion_ci(confidence_level=2 * CONFIDENCE - 1, method="exact").low
 
 
 def _chain_from_study(row: dict) -> tuple[list, bool]:
@@ -33,38 +49,45 @@ def _chain_from_study(row: dict) -> tuple[list, bool]:
     return chain, in_case
 
 
+def _expected(row: dict) -> str:
+    return "case_error" if row["label"] == "harness" else row["label"]
+
+
+def _check_against_the_labels(rows: list[dict], got: list[str]) -> None:
+    """Agreement and each checkable label's recall against their floors; a failure lists every label's count and
+    its misclassified messages."""
+    misfiled, totals = defaultdict(list), Counter(_expected(r) for r in rows)
+    for row, answer in zip(rows, got):
+        if answer != _expected(row):
+            misfiled[_expected(row)].append(f"    as {answer}: {row['framework']} {row['device']} "
+                                            f"{row['nodeid']}: {row['message'][:160]!r}")
+    agree = len(rows) - sum(map(len, misfiled.values()))
+    found = {label: total - len(misfiled[label]) for label, total in totals.items()}
+    detail = "\n".join([f"{agree} of {len(rows)} agree"] + [
+        line for label in sorted(totals)
+        for line in [f"  {label}: {found[label]} of {totals[label]} found", *misfiled[label]]])
+    assert _lower_bound(agree, len(rows)) >= AGREEMENT, detail
+    checkable = [label for label, total in totals.items() if _lower_bound(total, total) >= RECALL]
+    assert {"not_implemented", "case_error", "precision"} <= set(checkable), detail  # the data holds what it did
+    for label in checkable:
+        assert _lower_bound(found[label], totals[label]) >= RECALL, f"{label}'s recall is below the floor\n{detail}"
+    framework_failures = [(r, g) for r, g in zip(rows, got) if _expected(r) != "case_error"]
+    ours = sum(g == "case_error" for _, g in framework_failures)
+    assert ours <= WRONGLY_OURS * len(framework_failures), f"{ours} framework failures blamed on the case\n{detail}"
+
+
 @pytest.fixture(scope="module")
 def study() -> list[dict]:
-    if not MESSAGES.exists():
-        pytest.skip("the study's reference folder is not beside this checkout")
-    return [json.loads(l) for l in MESSAGES.open()]
+    rows = [json.loads(l) for l in MESSAGES.read_text().splitlines() if l.strip()]
+    assert len(rows) == 583, f"{MESSAGES} holds {len(rows)} messages, the study's 583 expected"
+    return rows
 
 
-def test_agrees_with_the_studys_hand_labels(study):
-    confusion = Counter()
-    for row in study:
-        expected = "case_error" if row["label"] == "harness" else row["label"]
-        confusion[expected, classify(*_chain_from_study(row))] += 1
-    agree = sum(n for (e, g), n in confusion.items() if e == g)
-    assert agree / len(study) >= 0.85, confusion
-    # Per category: most of each label is found, and a framework failure is rarely blamed on our cases.
-    for label in ("not_implemented", "precision", "case_error"):
-        total = sum(n for (e, _), n in confusion.items() if e == label)
-        assert confusion[label, label] / total >= 0.8, (label, confusion)
-    wrongly_ours = sum(n for (e, g), n in confusion.items() if g == "case_error" and e != "case_error")
-    assert wrongly_ours <= 2, confusion
-
-
-# What the classifier makes of the study's messages given the 2023 tables (rows: hand label, columns:
-# classifier). Restated here so that any change in how it reads them shows up as a diff.
-STUDY_CONFUSION = {
-    "not_implemented": {"not_implemented": 347, "case_error": 1},
-    "case_error": {"case_error": 90, "not_implemented": 12, "precision": 1},
-    "type": {"type": 68, "other": 2},
-    "precision": {"precision": 48},
-    "memory": {"memory": 4, "not_implemented": 1, "other": 2},
-    "other": {"other": 3, "type": 4},
-}
+def test_the_messages_alone_find_every_label_but_type(study):
+    """Without the declared-support tables, only `type` cannot be told (the next tests): every other label is
+    found from the message and where it was raised."""
+    rows = [r for r in study if r["label"] != "type"]
+    _check_against_the_labels(rows, [classify(*_chain_from_study(r)) for r in rows])
 
 
 def test_with_declared_tables_the_study_labels_are_found(study):
@@ -72,19 +95,11 @@ def test_with_declared_tables_the_study_labels_are_found(study):
     ran: the device kind comes from the study's device, the op and dtype from the messages (the study
     records no function or case dtypes)."""
     tables = {fw: declared.load(str(TABLES / f"{name}.json.gz")) for fw, name in STUDY_TABLES.items()}
-    confusion = Counter()
+    got = []
     for row in study:
-        expected = "case_error" if row["label"] == "harness" else row["label"]
         chain, in_case = _chain_from_study(row)
-        got = classify(chain, in_case, table=tables[row["framework"]], device=STUDY_DEVICE[row["device"]])
-        confusion[expected, got] += 1
-    matrix = {e: {g: n for (e2, g), n in sorted(confusion.items()) if e2 == e} for e in {e for e, _ in confusion}}
-    agree = sum(n for (e, g), n in confusion.items() if e == g)
-    assert agree / len(study) >= 0.90, matrix
-    for label in ("not_implemented", "case_error", "type", "precision"):  # every label with 10 or more items
-        total = sum(matrix[label].values())
-        assert total >= 10 and matrix[label].get(label, 0) / total >= 0.8, (label, matrix)
-    assert matrix == STUDY_CONFUSION
+        got.append(classify(chain, in_case, table=tables[row["framework"]], device=STUDY_DEVICE[row["device"]]))
+    _check_against_the_labels(study, got)
 
 
 def test_the_study_labels_need_the_tables(study):

@@ -88,7 +88,7 @@ def test_unknown_backend():
     one_line_error(run("bench", "--image", "jax-cpu", "--backend", "kubernetes"), "unknown --backend", "docker")
 
 
-def test_dry_run_lists_every_cell_with_its_reason():
+def test_dry_run_lists_every_cell_with_its_reason(no_devices):
     proc = run("matrix", "--dry-run", "--backend", "local")
     assert proc.returncode == 0, proc.stderr
     from runner import matrix
@@ -97,6 +97,15 @@ def test_dry_run_lists_every_cell_with_its_reason():
     for name in Project(ROOT, matrix.load(ROOT / "matrix.toml")).cell_images():
         assert name in proc.stdout
     assert "no NVIDIA GPU on this host" in proc.stdout and "no TPU on this host" in proc.stdout
+
+
+def test_on_a_gpu_host_the_dry_run_plans_the_cuda_cells(device_view):
+    device_view("h200")  # what the H200 VM's nvidia-smi printed, and its /dev/nvidia0
+    proc = run("matrix", "--dry-run", "--backend", "local", "--compiler", "eager")
+    assert proc.returncode == 0, proc.stderr
+    rows = [l for l in proc.stdout.splitlines() if "-cuda " in l]
+    assert rows and not any("no NVIDIA GPU" in l for l in rows), proc.stdout
+    assert "no TPU on this host" in proc.stdout
 
 
 def test_unknown_compiler():

@@ -1,7 +1,8 @@
 """The compatibility verdict on real artefacts of real builds and devices: the arch list PyTorch 1.12.0 from PyPI
 reports (tests/devices/torch-1.12.0-build.json, read by `python -m portability_harness.build_facts` from the real
 wheel), TensorFlow 2.21.0's tf.sysconfig.get_build_info() (tests/devices/tensorflow-2.21.0-build-info.json), and
-what nvidia-smi prints on an H100 (tests/devices/h100/nvidia-smi, run here as the host would run it)."""
+what nvidia-smi printed on an H100 and an H200 (tests/devices/h100 and h200, captured with the runs in
+results/reference/, answered by their bin/nvidia-smi as the host would run it)."""
 from __future__ import annotations
 
 import json
@@ -9,12 +10,11 @@ import os
 import subprocess
 
 import pytest
-from conftest import ROOT
+from conftest import DEVICES, ROOT
 from portability_harness import compat
 
 from runner import devices
 
-DEVICES = ROOT / "tests" / "devices"
 TORCH_112 = json.loads((DEVICES / "torch-1.12.0-build.json").read_text())
 _TF = json.loads((DEVICES / "tensorflow-2.21.0-build-info.json").read_text())
 TF_221 = {"label": "TensorFlow 2.21.0", "cuda_build": _TF["is_cuda_build"], "cuda": _TF["cuda_version"],
@@ -22,13 +22,14 @@ TF_221 = {"label": "TensorFlow 2.21.0", "cuda_build": _TF["is_cuda_build"], "cud
 
 
 def gpu(cap: str, cuda: str = "12.2", name: str = "the GPU") -> dict:
+    """A GPU as a test states it, for the arithmetic of arches and CUDA versions (the captured ones are below)."""
     return {"name": name, "compute_cap": cap, "driver_version": "535.183.06", "cuda_version": cuda}
 
 
 @pytest.fixture(scope="module")
 def h100() -> dict:
-    """The first GPU as runner.devices reads it from the test-only nvidia-smi, through a real subprocess."""
-    smi = str(DEVICES / "h100" / "nvidia-smi")
+    """The first GPU as runner.devices reads it from the H100's captured nvidia-smi, through a real subprocess."""
+    smi = str(DEVICES / "h100" / "bin" / "nvidia-smi")
     rows = subprocess.run([smi, f"--query-gpu={','.join(devices.GPU_QUERY)}", "--format=csv,noheader"],
                           capture_output=True, text=True, check=True).stdout
     banner = subprocess.run([smi], capture_output=True, text=True, check=True).stdout
@@ -37,19 +38,44 @@ def h100() -> dict:
 
 
 def test_the_host_reads_the_gpu_its_driver_and_the_newest_cuda_the_driver_supports(h100):
-    assert h100 == {"name": "NVIDIA H100 80GB HBM3", "compute_cap": "9.0", "driver_version": "535.183.06",
-                    "memory_mib": 81559, "cuda_version": "12.2"}
+    assert h100 == {"name": "NVIDIA H100 80GB HBM3", "compute_cap": "9.0", "driver_version": "580.159.04",
+                    "memory_mib": 81559, "cuda_version": "13.0"}
+
+
+@pytest.mark.parametrize("view, run", [("h100", "h100-2026-11-26"), ("h200", "h200-2026-11-26")])
+def test_the_device_views_hold_what_the_machines_printed(view, run):
+    # Cut unchanged from the runs' own records (the H200's kept nvidia-smi's answers in files of their own): a
+    # hand edit of a view shows up here.
+    record = ROOT / "results" / "reference" / run
+    printed = "".join(p.read_text() for p in (record / "facts.txt", record / "nvidia-smi.txt",
+                                              record / "nvidia-smi-query.csv") if p.exists())
+    captured = "".join((DEVICES / view / name).read_text() for name in ("nvidia-smi.txt", "nvidia-smi-query-gpu.csv"))
+    assert captured in printed
+    assert "captured" in (DEVICES / view / "README.md").read_text()
 
 
 def test_the_host_reads_its_gpus_through_nvidia_smi_on_path(monkeypatch):
-    monkeypatch.setenv("PATH", f"{DEVICES / 'h100'}{os.pathsep}{os.environ['PATH']}")
-    devices.gpu_facts.cache_clear()
-    try:
-        assert devices.nvidia_gpus() == ["NVIDIA H100 80GB HBM3"]
-        assert devices.facts("cuda")["compute_cap"] == "9.0" and devices.facts("cpu") == {}
-        assert devices.absent_reason.__wrapped__("cuda") is None
-    finally:
-        devices.gpu_facts.cache_clear()
+    monkeypatch.delenv(devices.VIEW, raising=False)  # no view: the host's own PATH, here with the H100's first
+    monkeypatch.setenv("PATH", f"{DEVICES / 'h100' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    assert devices.nvidia_gpus() == ["NVIDIA H100 80GB HBM3"]
+    assert devices.facts("cuda")["compute_cap"] == "9.0" and devices.facts("cpu") == {}
+    assert devices.absent_reason("cuda") is None
+
+
+def test_a_device_view_is_the_hosts_devices_as_the_runner_reads_them(device_view):
+    device_view("h200")
+    assert devices.nvidia_gpus() == ["NVIDIA H200"] and devices.facts("cuda")["memory_mib"] == 143771
+    assert devices.absent_reason("cuda") is None and "no TPU" in devices.absent_reason("tpu")
+    empty = device_view()
+    assert devices.nvidia_gpus() == [] and "no NVIDIA GPU" in devices.absent_reason("cuda")
+    (empty / "dev" / "vfio").mkdir(parents=True)
+    (empty / "dev" / "nvidia0").write_text("")  # a device node and no nvidia-smi, as in a container
+    assert devices.nvidia_gpus() == ["nvidia0"] and devices.absent_reason("cuda") is None
+    # A TPU VM's nodes: /dev/accel* (v4 and older) or /dev/vfio/N (v5e and newer).
+    (empty / "dev" / "accel0").write_text("")
+    (empty / "dev" / "vfio" / "0").write_text("")
+    assert devices.tpu_nodes() == [empty / "dev" / "accel0", empty / "dev" / "vfio" / "0"]
+    assert devices.tpu_chips() == ["accel0"] and devices.absent_reason("tpu") is None
 
 
 def test_pytorch_1_12_from_pypi_cannot_run_on_an_h100_and_the_reason_names_both_sides(h100):
@@ -66,9 +92,10 @@ def test_machine_code_runs_on_its_own_major_at_an_equal_or_newer_minor(cap, runs
 
 
 def test_tensorflow_2_21_reaches_an_h100_only_through_ptx_which_an_older_driver_cannot_compile(h100):
-    reason = compat.cuda_reason("TensorFlow 2.21.0", TF_221, h100)
+    # The captured H100's driver (newest CUDA 13.0) compiles TensorFlow's compute_90 PTX; one of CUDA 12.2 cannot.
+    assert compat.cuda_reason("TensorFlow 2.21.0", TF_221, h100) is None
+    reason = compat.cuda_reason("TensorFlow 2.21.0", TF_221, dict(h100, cuda_version="12.2"))
     assert "compute_90" in reason and "CUDA 12.5.1" in reason and "CUDA 12.2" in reason
-    assert compat.cuda_reason("TensorFlow 2.21.0", TF_221, dict(h100, cuda_version="12.8")) is None
     # On an A100 its sm_80 machine code needs no JIT, and CUDA 12's minor-version compatibility lets 12.5 run on 12.2.
     assert compat.cuda_reason("TensorFlow 2.21.0", TF_221, gpu("8.0", cuda="12.2")) is None
 
@@ -102,7 +129,7 @@ def test_one_tpu_is_one_setup_whichever_framework_looked_at_it():
     assert device_model("cuda", "NVIDIA H100 80GB HBM3", {"accelerator_type": "v4-8"}) == "NVIDIA H100 80GB HBM3"
 
 
-def test_a_host_without_tpu_chips_reads_no_tpu_facts(monkeypatch):
+def test_a_host_without_tpu_chips_reads_no_tpu_facts(monkeypatch, no_devices):
     monkeypatch.setenv("TPU_ACCELERATOR_TYPE", "v4-8")  # a variable alone is not a TPU
     assert devices.tpu_chips() == [] and devices.facts("tpu") == {}
 
@@ -114,7 +141,7 @@ def test_torch_xla_reaches_a_tpu_through_xrt_before_2_0_and_pjrt_after():
     assert xla_runtime("2.9.0") == {"PJRT_DEVICE": "TPU"} and xla_runtime(None) == {"PJRT_DEVICE": "TPU"}
 
 
-# Captured on a lent H200 machine on 2026-11-26 (the run in results/reference/h200-2026-11-26): the banner nvidia-smi
+# Captured on an H200 VM on 2026-11-26 (the run in results/reference/h200-2026-11-26): the banner nvidia-smi
 # printed, and its --query-gpu answer for name,compute_cap,driver_version,memory.total,pci.bus_id.
 H200 = DEVICES / "h200"
 

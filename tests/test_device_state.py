@@ -82,8 +82,22 @@ def test_without_a_gpu_nothing_is_read_or_imported():
             "print(device_state.Reader.for_config(cfg), 'pynvml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["None", "False"]
-    # A cuda cell on a machine with no NVIDIA driver: NVML does not start, and the reader is None, not an error.
-    assert device_state.Reader.for_config(config(ROOT / "x.jsonl", "torch", device="cuda")) is None
+    # A cuda cell: a reader exactly where NVML starts (a GPU VM's driver); on a machine with no NVIDIA driver NVML
+    # does not start, and the reader is None, not an error.
+    reader = device_state.Reader.for_config(config(ROOT / "x.jsonl", "torch", device="cuda"))
+    assert (reader is not None) == _nvml_starts(), reader
+    if reader is not None:
+        assert reader.read()["sm_mhz"] is not None
+
+
+def _nvml_starts() -> bool:
+    """Whether this host's NVIDIA driver answers NVML, asked directly (not through the code under test)."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+    except Exception:  # no nvidia-ml-py, or no driver: NVMLError's subclasses, a missing shared library
+        return False
+    return True
 
 
 def test_a_cpu_run_records_no_device_state(venv_for, tmp_path):

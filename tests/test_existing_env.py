@@ -20,14 +20,16 @@ LIST = "from importlib import metadata; print(sorted((d.metadata['Name'], d.vers
 
 
 @pytest.fixture(scope="module")
-def jax_env(tmp_path_factory) -> Path:
-    """A venv with jax, numpy and pytest and nothing of ours, made by uv from the registry."""
+def jax_env(tmp_path_factory, project) -> Path:
+    """A venv with jax, numpy and pytest and nothing of ours, made by uv from the registry: jax and pytest at the
+    current profile's pins (the newest on the index would make the test's outcome the index's of the day)."""
+    pins = project.matrix.profile("current").packages
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     venv = tmp_path_factory.mktemp("existing") / "venv"
     subprocess.run([uv, "venv", "-q", "-p", f"{sys.version_info[0]}.{sys.version_info[1]}", str(venv)], check=True,
                    timeout=600)
-    subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), "jax", "numpy", "pytest"],
-                   check=True, timeout=1200)
+    subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), "numpy",
+                    *(f"{name}=={pins[name]}" for name in ("jax", "jaxlib", "pytest"))], check=True, timeout=1200)
     return venv / "bin" / "python"
 
 

@@ -136,12 +136,12 @@ def test_cuda_images_follow_the_nvidia_container_toolkit(spec):
 
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.device == "tpu"], ids=lambda s: s.name)
-def test_tpu_images_follow_the_cloud_tpu_vm_docs(spec):
+def test_tpu_images_follow_the_cloud_tpu_vm_docs(spec, no_devices):
     # Cloud TPU: `docker run --privileged --net=host` (the chips and the TPU runtime's host networking);
     # PyTorch/XLA also asks for a large /dev/shm. libtpu comes from the frameworks' documented indexes.
     options = docker_engine.run_options("tpu")
     assert options["privileged"] is True and options["network_mode"] == "host" and options["shm_size"]
-    assert options["group_add"] == []  # no TPU device nodes on this machine
+    assert options["group_add"] == []  # no TPU device nodes on this host
     assert any("libtpu" in link for link in spec.find_links)
     if spec.framework == "torch":
         assert env_of(spec)["PJRT_DEVICE"] == "TPU"

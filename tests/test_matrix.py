@@ -130,12 +130,12 @@ reason = "no CUDA build of this jaxlib"
         m.settings("jax-cuda", "jax", "cuda", "p").profile.base_for("cuda")
 
 
-def test_plan_lists_absent_devices_and_excludes_as_not_run(tmp_path):
+def test_plan_lists_absent_devices_and_excludes_as_not_run(tmp_path, no_devices):
     m = load(tmp_path, MINIMAL + '[[exclude]]\nimage = "torch-cpu"\nreason = "not today"\n')
     cells = {c.key: c for c in plan(Project(ROOT, m), Options(backend="local"))}
     assert cells["jax-cpu/p"].initial_status == "pending" and cells["jax-cpu/p"].repeats == 2
     assert cells["torch-cpu/p"].initial_status == "excluded" and cells["torch-cpu/p"].reason == "not today"
-    # This machine has no NVIDIA GPU: the cuda cells are listed with the reason, not attempted.
+    # A host with no NVIDIA GPU: the cuda cells are listed with the reason, not attempted.
     assert cells["jax-cuda/p"].initial_status == "not_run" and "no NVIDIA GPU" in cells["jax-cuda/p"].reason
 
 

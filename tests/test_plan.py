@@ -100,7 +100,7 @@ def test_the_docker_base_comes_from_the_option_the_override_or_the_profile(tmp_p
     assert cells(p)["jax-cpu/p"].base is None  # the local backend has no base image
 
 
-def test_a_cell_says_why_it_cannot_run(tmp_path):
+def test_a_cell_says_why_it_cannot_run(tmp_path, no_devices):
     p = project(tmp_path, '[matrix]\nframeworks = ["jax", "torch"]\ndevices = ["cpu", "cuda"]\nprofiles = ["p"]\n'
                 + PROFILE + '[[exclude]]\nimage = "torch-cpu"\nreason = "not today"\n')
     c = cells(p, functions=("jax.numpy.add", "jax.nothing"))

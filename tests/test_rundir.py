@@ -16,7 +16,7 @@ from runner.rundir import RunDir
 
 
 @pytest.fixture
-def cells():
+def cells(no_devices):
     p = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     found = {c.key: c for c in plan(p, Options(backend="local", repeats=2))}
     return [found["jax-cpu/current"], found["torch-cpu/current"], found["jax-cuda/current"]]

@@ -5,12 +5,11 @@ nothing. And a worker whose session has ended exits without the interpreter's te
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import config, runner_cli
+from conftest import config, runner_cli, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -74,10 +73,8 @@ def test_a_standby_not_needed_ends_with_its_worker_and_writes_nothing(venv_for, 
     standby = env.standby(config(out, "torch", functions=["torch.sum"], repeat=2))
     assert isinstance(standby, Harness)
     config_path = standby.proc.args[3]
-    deadline = time.monotonic() + 120
     # Its supervisor (the config's path its argument) and the worker it started (the path in its environment).
-    while len(_processes_naming(config_path)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_for(lambda: len(_processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
     assert len(_processes_naming(config_path)) == 2
     standby.discard()
     assert standby.proc.returncode == 0
@@ -117,9 +114,7 @@ def test_a_standby_stopped_by_a_signal_ends_with_its_worker_and_writes_nothing(v
     out = tmp_path / "torch-cpu-current-r2.jsonl"
     standby = venv_for("torch-cpu").standby(config(out, "torch", functions=["torch.sum"], repeat=2))
     config_path = standby.proc.args[3]
-    deadline = time.monotonic() + 120
-    while len(_processes_naming(config_path)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_for(lambda: len(_processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
     standby.proc.send_signal(signal.SIGTERM)
     assert standby.proc.wait(60) == 128 + signal.SIGTERM
     standby.discard()

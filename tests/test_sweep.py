@@ -9,10 +9,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import ROOT, cases_of, one_line_error, runner_cli
+from conftest import ROOT, cases_of, one_line_error, runner_cli, wait_for
 
 from runner import releases
 
@@ -28,12 +27,9 @@ def test_a_sweep_of_two_releases_resumes_after_a_kill_and_reports_what_changed(t
     first = subprocess.Popen([sys.executable, "-m", "runner.cli", *SWEEP, "--out", str(out)], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    deadline = time.monotonic() + 1500  # two environments to build on a cold cache
-    while first.poll() is None and time.monotonic() < deadline:
-        if cases_of(out / "jax-cpu-jax-0.11.2.jsonl"):
-            break
-        time.sleep(0.05)
-    assert first.poll() is None, "the sweep ended before the second release's first case: nothing to kill"
+    # Two environments to build on a cold cache; then the second release's cases, and its declared support, leave
+    # time to kill it between its first record and its end.
+    wait_for(lambda: cases_of(out / "jax-cpu-jax-0.11.2.jsonl"), "the second release's first record", 1500, first)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
     # The first release's declared support was read as its cells ended, before the second release began.
@@ -167,8 +163,9 @@ def test_an_old_torch_release_gets_the_setuptools_of_its_day_for_its_test_intern
 
 def test_torch_xla_follows_each_torch_release_line_only_where_a_swept_image_installs_it():
     # torch_xla is built against one torch line: torch 2.2.2 gets the 2.2 line's 2.2.0, torch 2.13 (no torch_xla of
-    # its line on PyPI) cannot be installed in torch-xla-cpu, which is then a cell listed with that reason. A sweep
-    # of torch-cpu alone pins no torch_xla, so its environments (keyed by every pin) are those of before.
+    # its line on PyPI on 2026-11-27, the answers tests/conftest.py reads) cannot be installed in torch-xla-cpu, which
+    # is then a cell listed with that reason. A sweep of torch-cpu alone pins no torch_xla, so its environments
+    # (keyed by every pin) are those of before.
     from runner.project import Project
     project = Project.find(None, None)
     cpu, xla = project.image("torch-cpu"), project.image("torch-xla-cpu")

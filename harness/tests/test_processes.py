@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import pytest
+from portability_harness import processes
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 
@@ -13,19 +14,33 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/p
 _WORKER = textwrap.dedent("""
     import json, os, subprocess, sys, time
     from portability_harness import processes
+    SLEEPS = ["sleep 301.5", "sleep 302.5", "sleep 303.5"]
+
+    def names(pids):
+        found = []
+        for p in pids:
+            try:
+                found.append(open(f"/proc/{p}/cmdline").read().replace("\\0", " ").strip())
+            except OSError:  # gone meanwhile
+                pass
+        return sorted(found)
+
     adopting = processes.adopt_orphans()
     before = processes.descendants(os.getpid())
     child = subprocess.Popen(["sleep", "301.5"])
     subprocess.run(["sh", "-c", "sleep 302.5 &"], check=True)
     subprocess.run(["sh", "-c", "setsid sleep 303.5 &"], check=True)
-    time.sleep(0.3)  # the shells have exited: their sleeps are orphans now
+    # The shells have exited; their children become the sleeps (an exec, or setsid's then an exec) in their time.
+    deadline = time.monotonic() + 60
+    while names(processes.descendants(os.getpid())) != SLEEPS and time.monotonic() < deadline:
+        time.sleep(0.05)
     found = processes.descendants(os.getpid())
-    names = sorted(open(f"/proc/{p}/cmdline").read().replace("\\0", " ").strip() for p in found)
+    seen = names(found)
     processes.kill(found - before, collect=True)
     after = processes.descendants(os.getpid())
     session = processes.session_members(os.getsid(0)) - {os.getpid()}
-    print(json.dumps({"adopting": adopting, "before": sorted(before), "names": names, "after": sorted(after),
-                      "session": sorted(session)}))
+    print(json.dumps({"adopting": adopting, "before": sorted(before), "names": seen, "found": sorted(found),
+                      "after": sorted(after), "session": sorted(session)}))
 """)
 
 
@@ -36,7 +51,6 @@ def test_the_worker_finds_and_ends_its_children_and_adopted_orphans_even_outside
     seen = json.loads(out.stdout)
     assert seen["adopting"] and seen["before"] == []
     # the setsid'd one is outside the session, which a session scan would miss
-    assert seen["names"] == ["sleep 301.5", "sleep 302.5", "sleep 303.5"]
+    assert seen["names"] == ["sleep 301.5", "sleep 302.5", "sleep 303.5"], "the three sleeps, within 60 s"
     assert seen["after"] == [] and seen["session"] == []  # ended, and collected (no zombie listed)
-    left = subprocess.run(["pgrep", "-f", "sleep 30[123].5"], capture_output=True, text=True).stdout.split()
-    assert left == []
+    assert not [pid for pid in seen["found"] if processes.alive(pid)]  # not even elsewhere on the machine

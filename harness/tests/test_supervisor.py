@@ -164,17 +164,22 @@ def test_a_census_keeps_a_spare_worker_only_where_the_device_can_be_shared(tmp_p
 
 def test_on_an_exclusive_device_a_new_worker_waits_for_the_last_ones_processes(tmp_path):
     import subprocess
+    import threading
     import time
 
     from portability_harness import processes
 
     cfg = Config(framework="jax", device="tpu", out=str(tmp_path / "r.jsonl"), curated_root=str(tmp_path))
     supervisor = Supervisor(cfg, cfg.write(str(tmp_path / "c.json")), lambda e: None)
-    # A process of the last worker's session that outlives it by a moment (as a child still releasing the chips).
-    lingering = subprocess.Popen(["setsid", "sleep", "0.5"])
-    time.sleep(0.1)  # setsid has made its session
+    # A process of the last worker's session that outlives it (as a child still releasing the chips), until the test
+    # closes its input.
+    lingering = subprocess.Popen(["setsid", "sh", "-c", "read line"], stdin=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not processes.session_members(lingering.pid):
+        assert time.monotonic() < deadline, "waited 60 s for setsid to make the lingering process's session"
+        time.sleep(0.05)
     supervisor.last_session = lingering.pid
-    assert processes.session_members(lingering.pid)
+    threading.Timer(0.5, lingering.stdin.close).start()  # whenever it ends, a new worker must wait for that
     supervisor.await_release()
     assert not processes.session_members(lingering.pid), "a new worker would have started beside the old one"
-    lingering.wait()
+    assert lingering.wait() == 1  # `read` met the end of its input: the test ended it, not a timeout

@@ -26,11 +26,11 @@ def test_cold_call_is_timed_apart_from_warm_samples():
     def fn():
         if state["first"]:
             state["first"] = False
-            time.sleep(0.05)  # stands for compilation on the first call
+            time.sleep(0.3)  # stands for compilation on the first call (long beside a busy machine's hiccups)
 
     _, m = measure(fn, lambda out: None, Policy.named("steady", quick=True))
-    assert m.cold_s >= 0.05
-    assert max(m.warm_samples_s) < 0.05
+    assert m.cold_s >= 0.3
+    assert max(m.warm_samples_s) < 0.3
 
 
 def test_sync_ends_every_sample():
@@ -78,22 +78,33 @@ def test_setup_runs_before_every_call_and_outside_the_timed_region():
 
     def setup():
         log.append("setup")
-        time.sleep(0.02)  # stands for refilling a queue or clearing an export folder
+        time.sleep(0.1)  # stands for refilling a queue or clearing an export folder (long beside a busy machine's
+        # hiccups)
 
     _, m = measure(lambda: log.append("call"), lambda out: None,
                    Policy(warmup_count=2, warmup_time_s=0, min_count=5, min_time_s=0), setup=setup)
     assert log == ["setup", "call"] * (1 + 2 + len(m.warm_samples_s))
-    assert max(m.warm_samples_s) < 0.02 and m.cold_s < 0.02
+    assert max(m.warm_samples_s) < 0.1 and m.cold_s < 0.1
 
 
 def _spin(seconds: float) -> None:
-    """Busy for about `seconds` (sleep would measure the scheduler, not a steady cost)."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+    """Busy for about `seconds` of this thread's CPU time (sleep would measure the scheduler, not a steady cost)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
         pass
 
 
-def test_a_steady_call_stops_once_its_median_is_precise():
+@pytest.fixture
+def cpu_clock(monkeypatch):
+    """The timing protocol's clock made this thread's CPU time: a spin then costs the same however busy the machine
+    is (on the wall clock, other processes' turns on a loaded 2-core machine made half the samples several times
+    longer, and the stopping rule rightly gave up). What is tested is the stopping rule, on a steady cost."""
+    from portability_harness import timing
+
+    monkeypatch.setattr(timing, "clock", time.thread_time)
+
+
+def test_a_steady_call_stops_once_its_median_is_precise(cpu_clock):
     policy = Policy(warmup_count=1, warmup_time_s=0, min_count=10, min_time_s=0.0, max_time_s=5.0,
                     precision=0.05)
     _, m = measure(lambda: _spin(0.002), lambda out: None, policy)
@@ -105,7 +116,7 @@ def test_a_steady_call_stops_once_its_median_is_precise():
     assert sum(m.warm_samples_s) < 2.0  # far from the cap: it stopped when the interval was narrow
 
 
-def test_a_call_too_noisy_for_the_target_stops_when_the_target_is_out_of_reach():
+def test_a_call_too_noisy_for_the_target_stops_when_the_target_is_out_of_reach(cpu_clock):
     import random
 
     rng = random.Random(1)
@@ -119,7 +130,7 @@ def test_a_call_too_noisy_for_the_target_stops_when_the_target_is_out_of_reach()
     assert sum(m.warm_samples_s) < 1.0  # it did not spend the cap on a target it could not reach
 
 
-def test_a_slow_noisy_call_stops_at_the_cap_and_says_so():
+def test_a_slow_noisy_call_stops_at_the_cap_and_says_so(cpu_clock):
     import random
 
     rng = random.Random(2)

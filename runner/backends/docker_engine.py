@@ -27,7 +27,7 @@ from docker.types import DeviceRequest
 
 from portability_harness.protocol import Config, Event
 
-from runner import harness_dist
+from runner import devices, harness_dist
 from runner.backends.base import STOP_WAIT_S, Backend, Environment, Log, harness_events, telling_error
 from runner.errors import UserError
 from runner.images import ImageSpec
@@ -185,8 +185,8 @@ def run_options(device: str) -> dict:
     if device == "tpu":
         # TPU VMs: the chips (/dev/accel* or /dev/vfio) and the runtime's host networking need
         # --privileged --net=host; PyTorch/XLA also asks for a large /dev/shm.
-        nodes = sorted(Path("/dev").glob("accel[0-9]*")) + sorted(Path("/dev/vfio").glob("[0-9]*"))
-        return {"network_mode": "host", "privileged": True, "shm_size": "16g", "group_add": device_groups(nodes)}
+        return {"network_mode": "host", "privileged": True, "shm_size": "16g",
+                "group_add": device_groups(devices.tpu_nodes())}
     return {"network_mode": "none"}
 
 

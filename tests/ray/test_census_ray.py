@@ -14,11 +14,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of
+from conftest import CURATED, ROOT, cases_of, wait_for
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -88,10 +87,7 @@ def test_a_killed_driver_resumes_the_census_with_each_case_once(cluster, checkou
     args = ["census", "--framework", "torch", "--quick", *OPS, "--engine", "ray", "--address", cluster.address,
             "--out", str(run)]
     proc = runner(checkout, cluster.env, *args)
-    deadline = time.monotonic() + 600
-    while len(cases_of(results)) < 15:
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.2)
+    wait_for(lambda: len(cases_of(results)) >= 15, "15 census records", 600, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     before = [c["case_id"] for c in cases_of(results) if c["outcome"] != "interrupted"]

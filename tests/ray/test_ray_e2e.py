@@ -19,12 +19,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, one_line_error
+from conftest import CURATED, ROOT, cases_of, one_line_error, wait_for
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -150,10 +149,7 @@ def test_a_lost_node_hands_the_rest_of_its_cell_to_another(cluster, checkout, tm
     cluster.lose(spare[0])
     proc = runner(checkout, cluster.env, "bench", "--image", "jax-cpu", "--engine", "ray", "--address",
                   cluster.address, "--quick", "--functions", "jax.numpy.*", "--out", str(run))
-    deadline = time.monotonic() + 600
-    while len(cases_of(results)) < 200:
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.2)
+    wait_for(lambda: len(cases_of(results)) >= 200, "200 records of the cell", 600, proc)
     busy = next(n for n in cluster.nodes if n.resources == {"cell:cpu": 1})
     cluster.lose(busy)  # the machine running the cell dies
     before = cases_of(results)
@@ -187,10 +183,7 @@ def test_a_killed_driver_resumes(cluster, checkout, tmp_path):
     args = ["matrix", "--engine", "ray", "--address", cluster.address, "--quick", "--functions", "jax.numpy.*",
             "--functions", "torch.*", "--out", str(run)]
     proc = runner(checkout, cluster.env, *args)
-    deadline = time.monotonic() + 600
-    while sum(len(cases_of(p)) for p in run.glob("*.jsonl")) < 100:
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.2)
+    wait_for(lambda: sum(len(cases_of(p)) for p in run.glob("*.jsonl")) >= 100, "100 records of the run", 600, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     only_the_tpu_stand_in_failed(finished(runner(checkout, cluster.env, *args, "--resume")))

@@ -93,8 +93,9 @@ def test_with_torch_xla_installed_pytorch_declares_its_tpu_ops(tmp_path):
 
 def test_a_declared_only_sweep_reads_each_torch_release_with_the_torch_xla_of_its_line(tmp_path):
     """`runner sweep --device xla-cpu --no-cases`: torch 2.9.0's table is read where torch_xla 2.9.0 is installed
-    (tpu known); torch 2.13.0 has no torch_xla of its line, so its table comes from the CPU image (tpu not known)
-    and sweep.json says why. A run into the same folder keeps both tables (nothing left to tell)."""
+    (tpu known); torch 2.13.0 has no torch_xla of its line (in PyPI's answers of 2026-11-27 that tests/conftest.py
+    reads), so its table comes from the CPU image (tpu not known) and sweep.json says why. A run into the same
+    folder keeps both tables (nothing left to tell)."""
     import json
     import os
     import subprocess

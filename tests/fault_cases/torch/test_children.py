@@ -6,7 +6,7 @@ import torch
 
 pytestmark = pytest.mark.function("torch.neg", decile=100, top20=True)
 
-# A distinctive command line, so that the test can look for leftovers of exactly these processes.
+# A distinctive command line, so that a leftover is known by its name in a failure's message.
 MARK = "599.25"
 
 
