@@ -42,7 +42,7 @@ images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=imag
 device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees, within BUDGET_S (840)
 	$(PYTHON) scripts/device_check.py --python $(PYTHON) $(if $(RESULTS),--out $(RESULTS)) \
 	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS)) \
-	  $(if $(BUDGET_S),--budget-s $(BUDGET_S)) $(if $(LANES),--lanes $(LANES))
+	  $(if $(BUDGET_S),--budget-s $(BUDGET_S)) $(if $(LANES),--lanes $(LANES)) $(if $(DRY_RUN),--dry-run)
 
 # The user guide's tools (pyproject.toml's `docs` extra) go into .venv beside the runner, only when asked for.
 $(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml

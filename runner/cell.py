@@ -90,8 +90,9 @@ class Cell:
         return self.excluded or self.blocked
 
     def config(self, out: Path, curated_root: Path, repeat: int, run_id: str, resume: bool, environment: str,
-               git_commit: Optional[str]) -> Config:
-        """The harness config of one repeat of this cell."""
+               git_commit: Optional[str], shared_caches: str = "", caches_filled: bool = False) -> Config:
+        """The harness config of one repeat of this cell; its repeats share the compilers' caches in the folder
+        `shared_caches` beside `out`, which an earlier repeat has `caches_filled` (compile_caches.py)."""
         return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
                       mode=self.mode, compiler=self.compiler, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
                       stop_at=self.stop_at, case_budget_s=self.case_budget_s,
@@ -100,4 +101,5 @@ class Cell:
                       precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,
                       census_ops=list(self.census_ops), census_dtypes=list(self.census_dtypes),
                       census_undeclared=self.census_undeclared, numerics=self.numerics, tpu_dtypes=self.tpu_dtypes,
+                      shared_caches=shared_caches, caches_filled=caches_filled,
                       device_facts=devices.facts(self.device))  # read where the cell runs (a Ray node, too)

@@ -4,11 +4,14 @@ the matrix's cells. One Rich live display at a time: a local run shows one cell 
 cluster run one line per cell running on a node."""
 from __future__ import annotations
 
-from typing import Optional
+import time
+from typing import Callable, Optional
 
 from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan, Restart, Start
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from runner.estimate import format_wall
 
 
 def _progress(console: Console) -> Progress:
@@ -17,18 +20,21 @@ def _progress(console: Console) -> Progress:
 
 
 class CellLine:
-    """One cell repeat's line in a live display: its harness events move it."""
+    """One cell repeat's line in a live display: its harness events move it, and `tick` (the matrix line's time
+    left) with them."""
 
-    def __init__(self, progress: Progress, label: str):
+    def __init__(self, progress: Progress, label: str, tick: Callable[[], None] = lambda: None):
         self.progress = progress
         self.task: TaskID = progress.add_task("", total=None, label=label, detail="")
         self.failures = 0
         self.current = ""
+        self.tick = tick
         self._show("starting")
 
     def _show(self, current: str) -> None:
         self.current = current
         self.progress.update(self.task, detail=f"cases · {current} · [red]{self.failures} failed")
+        self.tick()
 
     def log(self, message: str) -> None:
         self.progress.console.print(f"[dim]{message}", highlight=False)
@@ -54,19 +60,30 @@ class CellLine:
 
 
 class CellProgress:
-    """A local run: a live display for one cell repeat; with `overall` = (index, total) also the matrix bar."""
+    """A local run: a live display for one cell repeat; with `overall` = (index, total) also the matrix bar, which
+    counts down `remaining_s`, what the run is expected to take from the repeat's start (runner.estimate)."""
 
-    def __init__(self, console: Console, label: str, overall: Optional[tuple[int, int]] = None):
+    def __init__(self, console: Console, label: str, overall: Optional[tuple[int, int]] = None,
+                 remaining_s: Optional[float] = None):
         self.progress = _progress(console)
         self.label = label
         self.overall = overall
+        self.remaining_s = remaining_s
+        self.matrix: Optional[TaskID] = None
+        self.started = time.monotonic()
 
     def __enter__(self) -> CellLine:
         self.progress.__enter__()
         if self.overall:
             index, total = self.overall
-            self.progress.add_task("", total=total, completed=index - 1, label="matrix", detail="cells")
-        return CellLine(self.progress, self.label)
+            self.matrix = self.progress.add_task("", total=total, completed=index - 1, label="matrix", detail="cells")
+        return CellLine(self.progress, self.label, self.tick)
+
+    def tick(self) -> None:
+        if self.matrix is not None and self.remaining_s is not None:
+            # Past its expected end, a repeat is taken to be about to end: never a negative time left.
+            left = max(self.remaining_s - (time.monotonic() - self.started), 0.0)
+            self.progress.update(self.matrix, detail=f"cells · about {format_wall(left)} left (expected)")
 
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)

@@ -112,7 +112,7 @@ def _run_cell(attempt: Attempt, sink: Any, node: dict, tmp: Path, steps: Steps) 
     out_dir = tmp / "results"
     out_dir.mkdir()
     backend = backends.get(backends.choose(cell.backend), project, cell.extra_env)
-    environment = None
+    environment, filled = None, False
     try:
         for repeat in range(1, cell.repeats + 1):
             if repeat in attempt.finished:
@@ -126,7 +126,9 @@ def _run_cell(attempt: Attempt, sink: Any, node: dict, tmp: Path, steps: Steps) 
             seed = attempt.seeds.get(repeat, b"")
             out.write_bytes(seed)
             config = cell.config(out, project.curated_dir, repeat, attempt.run_id, resume=bool(seed),
-                                 environment=environment.description, git_commit=attempt.git_commit)
+                                 environment=environment.description, git_commit=attempt.git_commit,
+                                 shared_caches="caches", caches_filled=filled)
+            filled = True  # the attempt's later repeats reuse the compilers' caches this one fills
             config.engine = node
             sent = len(seed)
             with closing(environment.run(config)) as events:

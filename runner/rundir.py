@@ -48,12 +48,16 @@ class CellState:
     status: str  # pending, running, done, failed, interrupted, cut_short, not_run, excluded
     reason: Optional[str] = None
     files: list[str] = field(default_factory=list)
+    # Its repeats' wall, expected before they ran (runner.estimate) and as it was, in seconds (of the last run that
+    # ran them; building the environment not included)
+    expected_s: Optional[float] = None
+    wall_s: Optional[float] = None
 
     def entry(self) -> dict[str, Any]:
         c = self.cell
         return {"key": c.key, "image": c.name, "framework": c.framework, "device": c.device, "profile": c.profile.name,
                 "mode": c.mode, "compiler": c.compiler, "task": c.task, "repeats": c.repeats, "status": self.status, "reason": self.reason,
-                "backend": c.backend, "files": self.files}
+                "backend": c.backend, "files": self.files, "expected_s": self.expected_s, "wall_s": self.wall_s}
 
 
 @dataclass
@@ -114,6 +118,13 @@ class RunDir:
         """Everything the installer (or the image build) printed while realising the cell's environment."""
         return self.path / f"{cell.name}-{cell.profile.name}.install.log"
 
+    CACHES = ".caches"
+
+    def caches(self, cell: Cell) -> Path:
+        """The folder the cell's repeats share for the compilers' persistent caches while the cell runs (the
+        harness's compile_caches.py); under the results folder, which a container sees too."""
+        return self.path / self.CACHES / cell.key.replace("/", "-")
+
     def result_files(self) -> list[Path]:
         return sorted(self.path.glob("*.jsonl"))
 
@@ -147,6 +158,7 @@ class RunDir:
                 before = previous.get(s.cell.key)
                 if before and s.status == "pending":
                     s.files = before.get("files", [])
+                    s.expected_s, s.wall_s = before.get("expected_s"), before.get("wall_s")
                     if before.get("status") == "done":
                         s.status = "done"
             return states

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Optional
 
 from portability_harness.records import verdicts
 
+from runner.estimate import format_wall
 from runner.matrix import QUICK_CASE_S
 
 Record = dict[str, Any]
@@ -86,11 +87,13 @@ class CellRow:
     quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
     compiler: str = "eager"
+    expected_s: Optional[float] = None  # its repeats' wall expected before they ran (runner.estimate)
+    wall_s: Optional[float] = None  # ... and as it was
     cut_short: dict[str, int] = field(default_factory=dict)  # function -> its cases a run's budget left unmeasured
     backward: dict[str, int] = field(default_factory=dict)  # functions with backward cases, and how they train
 
 
-CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
+CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "wall (expected)", "reason")
 
 
 def cell_rows(merged: dict) -> list[CellRow]:
@@ -115,7 +118,7 @@ def cell_rows(merged: dict) -> list[CellRow]:
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
                            c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager",
-                           dict(cut), dict(backward)))
+                           c.get("expected_s"), c.get("wall_s"), dict(cut), dict(backward)))
     return out
 
 
@@ -143,7 +146,8 @@ def cell_values(r: CellRow) -> list[str]:
         functions += "; " + backward_text(r.backward)
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
-    return [cell_name(r), r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
+    wall = format_wall(r.wall_s) + (f" ({format_wall(r.expected_s)})" if r.expected_s is not None else "")
+    return [cell_name(r), r.backend, status, str(r.repeats), r.device_model, functions, cases, wall, r.reason]
 
 
 def first_of(names: Iterable[str], shown: int) -> str:
@@ -187,6 +191,12 @@ def summary_markdown(merged: dict) -> str:
     lines += ["| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
     for r in rows:
         lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
+    timed = [(r.expected_s, r.wall_s) for r in rows if r.expected_s is not None and r.wall_s]
+    if timed:
+        close = sum(1 for e, a in timed if abs(e - a) <= 0.25 * a)
+        lines += ["", f"Wall of the cells this run ran: {format_wall(sum(a for _, a in timed))}, expected "
+                      f"{format_wall(sum(e for e, _ in timed))} before they ran; {close} of {len(timed)} cells within "
+                      "25 % of the expected (building environments not included)."]
     if cut_short(rows):
         lines += ["", CUT_SHORT, *(f"- {line}" for line in cut_short(rows))]
     notes = [p for r in rows for p in r.problems]

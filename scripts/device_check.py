@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "harness")]
 from portability_harness.catalog import curated  # noqa: E402
 from portability_harness.protocol import CaseEnd, Config, Finished, Notice  # noqa: E402
 
-from runner import budget_plan, devices  # noqa: E402  (stdlib only, like the pieces below)
+from runner import budget_plan, devices, estimate, harness_dist  # noqa: E402  (stdlib only, like the pieces below)
 from runner.backends import existing  # noqa: E402
 from runner.backends.base import CellIncompatible  # noqa: E402
 from runner.errors import UserError  # noqa: E402
@@ -151,9 +151,8 @@ class Check:
                      for s in self.scheduler.queue))
 
 
-def selected(framework: str, patterns: List[str]) -> tuple:
-    """The curated functions the check selects (`--functions`), and how many the framework has."""
-    names = [f.name for f in curated(str(ROOT / "curated"), framework)]
+def selected(names: List[str], patterns: List[str]) -> tuple:
+    """The curated functions of `names` (a framework's) the check selects (`--functions`), and how many it has."""
     chosen = [n for n in names if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns)]
     return sorted(chosen), len(names)
 
@@ -179,6 +178,32 @@ def expectation(text: str) -> tuple:
         return step, float(seconds)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text}: give STEP=SECONDS, e.g. compiled=500") from None
+
+
+# What each step runs, as the facts runner.estimate matches earlier runs on: compiler, quick, task.
+STEP_SETUP = {"quick": ("eager", True, "cases"), "steady": ("eager", False, "cases"),
+              "compiled": ("compiled", False, "cases"), "census": ("eager", True, "census"),
+              "declared": ("eager", False, "declared")}
+
+
+def earlier_runs(functions: Dict[str, List[str]]) -> budget_plan.Estimate:
+    """budget_plan's estimator from runner.estimate: a step's wall for all the framework's curated functions
+    (`functions`) from this host's earlier checks, else the reference runs' records scaled by this host's speed,
+    else the reference runs' step walls (budget_plan.reference_walls)."""
+    history = estimate.History(ROOT / "results", harness_dist.cache_dir() / "estimates.json")
+    calibration = estimate.calibration_now()
+
+    def expect(framework: str, device: str, step: str) -> tuple:
+        if step not in STEP_SETUP:
+            return budget_plan.reference_walls(framework, device, step)
+        compiler, quick, task = STEP_SETUP[step]
+        want = estimate.setup(f"{SHORT[framework]}-{device}", "existing", framework, device, compiler, "steady", quick,
+                              task, later=False)
+        found = history.expect(want, functions[framework] if task == "cases" else None, calibration)
+        if found.source == "default":
+            return budget_plan.reference_walls(framework, device, step)
+        return found.seconds, found.source
+    return expect
 
 
 def main() -> int:
@@ -230,8 +255,9 @@ def main() -> int:
     names = ", ".join(SHORT[f] + "-" + d for f, d in cells) or "none"
     print(f"{args.python}: {versions}; cells: {names}; results in {out}", flush=True)
     lanes = args.lanes or lanes_for(cells)
-    queue = budget_plan.steps(cells, steps_wanted, {f: selected(f, args.functions) for f in frameworks},
-                              args.budget_s, lanes, budget_plan.with_given(dict(args.expect)))
+    every = {f: [c.name for c in curated(str(ROOT / "curated"), f)] for f in frameworks}
+    queue = budget_plan.steps(cells, steps_wanted, {f: selected(every[f], args.functions) for f in frameworks},
+                              args.budget_s, lanes, budget_plan.with_given(dict(args.expect), earlier_runs(every)))
     plan = budget_plan.simulate(queue, lanes, args.budget_s)
     if args.dry_run:
         print("\n".join(plan.lines()))

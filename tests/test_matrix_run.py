@@ -66,6 +66,11 @@ def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
                 "| jax-cuda current | local | not run |"):
         assert row in summary, summary
     assert "no NVIDIA GPU" in summary and "Python 3.99" in summary
+    # Each cell that ran has its expected wall beside the one it took (runner.estimate), said before it started and
+    # counted down while it ran; summary.md sums them up.
+    assert jax["expected_s"] > 0 and jax["wall_s"] > 0 and cells["jax-cuda/current"]["expected_s"] is None
+    assert "expected in all: about" in stdout and "left (expected)" in stdout, stdout[-3000:]
+    assert "Wall of the cells this run ran:" in summary and "within 25 % of the expected" in summary
 
 
 def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):

@@ -118,6 +118,10 @@ class Config:
     # verdict and the header; empty on the CPU.
     device_facts: Dict[str, Any] = field(default_factory=dict)
     annotations: Optional[str] = None  # default <curated_root>/annotations.json
+    # The folder, beside `out`, that the cell's repeats share for the compilers' persistent caches, and whether an
+    # earlier repeat of the cell filled it in this run (compile_caches.py); empty: each repeat has caches of its own.
+    shared_caches: str = ""
+    caches_filled: bool = False
 
     def case_paths(self) -> List[str]:
         return self.cases or [os.path.join(self.curated_root, self.framework)]

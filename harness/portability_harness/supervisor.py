@@ -24,7 +24,7 @@ import time
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
 from portability_harness import lost_cases, processes, run_budget
-from portability_harness.compile_caches import FreshCaches
+from portability_harness.compile_caches import Caches
 from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
@@ -65,7 +65,7 @@ class Supervisor:
         self.started_at = time.time()
         self.workers: List[dict] = []  # each worker's start-up and end, time.time() (the footer's `workers`)
         self._lock: Optional[int] = None
-        self.caches = FreshCaches()  # the compilers' on-disk caches, empty at the repeat's start
+        self.caches = Caches(cfg)  # the compilers' on-disk caches: empty at the cell's start
         available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = cfg.worker_cpus(available) if available else None
 

@@ -53,6 +53,8 @@ class Worker:
         self._declared: Optional[Dict[str, Any]] = None
         self.times: Dict[str, float] = {}  # start-up landmarks for the plan (protocol.Plan.times)
         self.session: Optional[pytest.Session] = None  # set when the session has ended and been reported
+        # Whether a first call may have been served by a cache an earlier repeat of the cell filled (compile_caches)
+        self.cold_cached = compile_caches.policy(cfg) == compile_caches.REUSED
 
     def wait_for_turn(self) -> None:
         """A spare worker, started while another still runs (or before its repeat's run: stand_by), waits here
@@ -154,7 +156,7 @@ class Worker:
             framework_facts=a.facts(),
             numerics=self.numerics,
             tpu_dtypes=cfg.tpu_dtypes if a.model else None,
-            compile_caches=compile_caches.POLICY,
+            compile_caches=compile_caches.policy(cfg),
             build=a.build(),
             passed_env=cfg.passed_env or None,
             # Every distribution of the environment, and a fingerprint that tells two runs of it apart.
@@ -186,6 +188,7 @@ class Worker:
 
     def write_case(self, **fields: Any) -> None:
         rec = schema.case(**fields)
+        rec["cold_cached"] = self.cold_cached and rec["cold_s"] is not None
         if self.writer is None:  # a spare collecting before its turn
             self.waiting.append(rec)
         else:

@@ -76,7 +76,7 @@ class Backend(ABC):
         installer printed goes to `install_log` when anything is built."""
 
     def ready(self, cell: "Cell") -> bool:
-        """Whether `prepare` would return at once, building nothing (runner.ahead starts a repeat ahead only then);
+        """Whether `prepare` would return at once, building nothing (runner.scheduler starts a repeat ahead only then);
         False where it cannot tell."""
         return False
 

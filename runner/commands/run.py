@@ -17,7 +17,7 @@ from portability_harness.records import store
 from rich.markup import escape
 from rich.table import Table
 
-from runner import backends, engine, images, view
+from runner import backends, engine, estimate, images, scheduler, view
 from runner.cell import Cell
 from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, QUICK_BUDGET_HELP, console, err
 from runner.errors import Stopped, UserError
@@ -27,9 +27,9 @@ from runner.project import Project, checkout
 from runner.rundir import RunDir
 
 
-def _display(cell: Cell, repeat: int, index: int, total: int) -> CellProgress:
+def _display(cell: Cell, repeat: int, index: int, total: int, remaining_s: float) -> CellProgress:
     label = cell.label + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
-    return CellProgress(console, label, overall=(index, total) if total > 1 else None)
+    return CellProgress(console, label, overall=(index, total) if total > 1 else None, remaining_s=remaining_s)
 
 
 def _cell_table(path: Path) -> Table:
@@ -249,9 +249,11 @@ def run_matrix(
             from runner import ray_engine
 
             cells = ray_engine.plan_on(address, cells)
-        t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""))
+        walls = scheduler.expected(project, cells)
+        t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
+                  caption=estimate.describe([e for repeats in walls.values() for e in repeats]))
         for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
-                    "reason"):
+                    "expected", "reason"):
             t.add_column(col, overflow="fold")
         for c in cells:
             where = f"a node with cell:{c.device}" if address else c.backend
@@ -265,7 +267,9 @@ def run_matrix(
                 will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
             elif c.runnable and c.device == "cuda" and not address:
                 will, reason = _compatibility(c, project)
-            t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will, reason)
+            expected = sum(e.seconds for e in walls[c.key]) if will == "run" else None
+            t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will,
+                      estimate.format_wall(expected), reason)
         console.print(t)
         return
     _run(project, cells, out, resume, address)

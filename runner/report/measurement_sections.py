@@ -24,8 +24,9 @@ def latency_pairs(pair_list: list[latency_tables.Pair], out: Path) -> Section:
                         f"{row['b']}" for _, row in share.iterrows()) + "."
     blocks: list[Block] = [
         "Warm latency is the median of many synced calls after warm-up; cold is the first call alone, with "
-        "tracing, compilation and first-use set-up. A function's latency is the median over the cases that "
-        "passed on both setups; the ratio is b / a, so above 1 means slower on b.",
+        "tracing, compilation and first-use set-up, from empty compiler caches (a repeat whose first calls a "
+        "cache of the cell's earlier repeat served is left out of cold figures). A function's latency is the "
+        "median over the cases that passed on both setups; the ratio is b / a, so above 1 means slower on b.",
         Table(share, "Share of functions faster on one setup than the other by more than 1.1x (Figures 3 and 7 of "
                      "the study)"),
         *figures.latency_scatter(pair_list, out)]
@@ -79,7 +80,11 @@ COMPILERS = ("Eager and compiled: eager is the call as written (JAX with jit dis
              "jit_compile=True) (XLA must take the whole function), and PyTorch's torch.compile (inductor on a CPU "
              "or GPU, openxla on an XLA device; a graph break is a fallback). The study measured eager only: "
              "TensorFlow and PyTorch in their eager modes and JAX without jit. Compile time is recorded apart "
-             "(compile_s) and the first call is never a sample.")
+             "(compile_s) and the first call is never a sample. A cell's first repeat compiles from empty compiler "
+             "caches; its later repeats may reuse the persistent caches it filled (JAX's compilation cache, eager "
+             "JAX's per-primitive compilations included; TorchInductor's and Triton's; TensorFlow's XLA cache; the "
+             "CUDA driver's), and mark their first calls cold_cached: cold and compile figures come from the cold "
+             "repeats only, while warm samples, timed after the first call, are alike either way.")
 
 
 def method(r: Results) -> Section:

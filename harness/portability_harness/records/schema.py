@@ -59,6 +59,10 @@ from typing import Any, Dict, List, Optional
 #    NVML reasons holding its clocks at either end, `held_s` by the power or thermal policy in between; absent
 #    where NVML cannot be read); a census case's `samples_calls_s` and `samples_checks_s` (the time after its
 #    timed sample: the other samples' calls, every sample's check against its reference).
+#    Also later in schema 5: the header's `compile_caches` says which caches the repeat's
+#    compilers started from (compile_caches.py: "fresh per repeat", "fresh, kept for the cell's later repeats" or
+#    "reused from an earlier repeat of the cell"), and a case carries `cold_cached` (true where its first call, and
+#    so `cold_s` and `compile_s`, may have been served by a cache an earlier repeat filled; older records: false).
 # 6: training as well as inference (backward.py, case_kinds.py): each case carries `pass` (forward, or backward: the
 #    case timed the backward call alone, after an untimed forward, and its output is the gradients) and `layout`
 #    (its input's layout or kind: dense, sparse_coo, sparse_csr, quantized, pinned, channels_last, complex); a

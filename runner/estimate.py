@@ -1,0 +1,244 @@
+"""A repeat's expected wall before it runs, from the time earlier runs took.
+
+Where the figure comes from, best first:
+- this host's earlier runs (results/*/, any depth but results/reference/): a results file with its footer is one
+  repeat of a setup (image, profile, compiler, mode, quick, task, and whether its first calls were served by the
+  cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
+  cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
+- the reference runs (results/reference/*/records.tar.gz and the like, another machine's records), matched on
+  framework, device, compiler, mode and task, and scaled by this host's calibration against theirs: every case
+  record carries `calibration_s`, the time of a fixed pure-Python workload just before it (harness timing.py);
+- else a default per function.
+A repeat of several finished ones is the median of what each predicts. Building an environment is not included.
+
+What each results file says is read once: its summary is kept in a cache file beside the venvs, keyed by the
+file's path, size and modification time. Standard library only: scripts/device_check.py uses this on a machine
+that has none of the runner's host dependencies.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import socket
+import statistics
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Optional
+
+from portability_harness.compile_caches import REUSED, served
+from portability_harness.protocol import Config
+
+# The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
+# machine, another environment) are matched on the second set only.
+HOST_KEY = ("image", "profile", "framework", "device", "compiler", "mode", "quick", "task", "cached")
+REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task")
+# Without any history: start-up and collection, and each function's cases (a function has about 25 cases; eager
+# cases take a few tens of ms on a CPU, compiled ones compile first: figures of the 2-core development machine).
+DEFAULT_FIXED_S = 20.0
+DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
+DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
+SUMMARY_VERSION = 2
+
+
+@dataclass
+class Expected:
+    seconds: float
+    source: str  # "this host", "reference" (scaled by the calibration) or "default"
+
+
+def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
+    """What one results file says about time, or None where it has no header and footer (a repeat that did not
+    finish says nothing of a whole one's wall)."""
+    header = footer = None
+    functions: Dict[str, float] = {}
+    calibrations: List[float] = []
+    cases_s = 0.0
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        kind = rec.get("record") if isinstance(rec, dict) else None
+        if kind == "header":
+            header = rec
+        elif kind == "footer":
+            footer = rec
+        elif kind == "case":
+            took = float(rec.get("duration_s") or 0.0)
+            functions[rec.get("function") or ""] = functions.get(rec.get("function") or "", 0.0) + took
+            cases_s += took
+            if rec.get("calibration_s"):
+                calibrations.append(rec["calibration_s"])
+    if header is None or footer is None:
+        return None
+    if footer.get("supervisor_started_at") and footer.get("supervisor_ended_at"):
+        wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
+    else:  # records of before the footer's times: the cases alone
+        wall = cases_s
+    # The first worker's start-up (importing the framework, collecting the cases) is in the wall unless it started
+    # on standby, while the repeat before ran (runner.scheduler): kept apart, so that either kind is predicted.
+    first = (footer.get("workers") or [{}])[0]
+    startup = max(0.0, first["running"] - first["spawned"]) if "running" in first and "spawned" in first else 0.0
+    standby = bool(first.get("standby"))
+    key = {k: header.get(k) for k in HOST_KEY}
+    key.update(task=header.get("task") or "cases", compiler=header.get("compiler") or "eager",
+               quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)
+    alone = wall - (0.0 if standby else startup)  # the wall as a repeat started on standby would have it
+    return {"key": key, "host": header.get("host"), "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
+            "startup_s": startup, "functions": functions,
+            "calibration_s": statistics.median(calibrations) if calibrations else None}
+
+
+class History:
+    """The finished repeats this host and the reference runs hold."""
+
+    def __init__(self, results: Path, cache: Optional[Path] = None):
+        self.results, self.cache = results, cache
+        self._known: Dict[str, Any] = self._read_cache()
+        self.host: List[Dict[str, Any]] = []
+        self.reference: List[Dict[str, Any]] = []
+        here = socket.gethostname()
+        for path in sorted(results.rglob("*.jsonl")) if results.is_dir() else []:
+            if "reference" in path.relative_to(results).parts[:1]:
+                continue
+            s = self._summary(path, lambda p=path: [p.read_bytes().splitlines()])
+            if s and s[0]["host"] == here:
+                self.host.append(s[0])
+        for path in sorted((results / "reference").glob("*/*.tar.gz")):
+            self.reference += [s for s in self._summary(path, lambda p=path: _tar_members(p)) if s]
+        self._write_cache()
+
+    def _summary(self, path: Path, read) -> List[Optional[Dict[str, Any]]]:
+        try:
+            stat = path.stat()
+        except OSError:
+            return []
+        stamp = [stat.st_size, stat.st_mtime]
+        known = self._known.get(str(path))
+        if known and known["stamp"] == stamp:
+            return known["summaries"]
+        try:
+            summaries = [summarize(lines) for lines in read()]
+        except (OSError, tarfile.TarError, EOFError):
+            summaries = []
+        self._known[str(path)] = {"stamp": stamp, "summaries": summaries}
+        return summaries
+
+    def _read_cache(self) -> Dict[str, Any]:
+        try:
+            data = json.loads(self.cache.read_text()) if self.cache else {}
+        except (OSError, ValueError):
+            return {}
+        return data.get("files", {}) if data.get("version") == SUMMARY_VERSION else {}
+
+    def _write_cache(self) -> None:
+        if self.cache is None:
+            return
+        try:
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"version": SUMMARY_VERSION, "files": self._known}))
+            os.replace(tmp, self.cache)
+        except OSError:
+            pass  # an estimate without its cache is only slower next time
+
+    def expect(self, want: Dict[str, Any], functions: Optional[List[str]], calibration_s: Optional[float]) -> Expected:
+        """One repeat of the setup `want` (HOST_KEY's facts) running `functions` (the selected curated functions'
+        names; None: whatever the setup runs, as a census), on a host whose calibration is `calibration_s`."""
+        for relax in ((), ("cached",)):
+            found = _matching(self.host, want, [k for k in HOST_KEY if k not in relax])
+            if found:
+                return Expected(_median_prediction(found, functions, want), "this host")
+        found = _matching(self.reference, want, REFERENCE_KEY)
+        if found:
+            scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
+                           functions={n: t * f for n, t in s["functions"].items()})
+                      for s in found for f in [_scale(s, calibration_s)]]
+            return Expected(_median_prediction(scaled, functions, want), "reference")
+        return Expected(default(want, functions), "default")
+
+
+def setup(image: str, profile: str, framework: str, device: str, compiler: str, mode: str, quick: bool, task: str,
+          later: bool, standby: bool = False) -> Dict[str, Any]:
+    """The facts (HOST_KEY) of a repeat to expect; `later`: not its cell's first in the run, so that its first calls
+    may be served by the caches the first one filled, where a cache serves the cell (compile_caches.served);
+    `standby`: its worker starts up while the repeat before it runs, out of its wall."""
+    cfg = Config(framework=framework, device=device, out="", curated_root="", mode=mode, compiler=compiler, task=task)
+    return {"image": image, "profile": profile, "framework": framework, "device": device, "compiler": compiler,
+            "mode": mode, "quick": quick, "task": task, "cached": later and served(cfg), "standby": standby}
+
+
+def default(want: Dict[str, Any], functions: Optional[List[str]]) -> float:
+    if want.get("task", "cases") != "cases":
+        return DEFAULT_TASK_S.get(want["task"], DEFAULT_FIXED_S)
+    per_function = DEFAULT_FUNCTION_S.get(want.get("compiler") or "eager", DEFAULT_FUNCTION_S["eager"])
+    return DEFAULT_FIXED_S + per_function * (len(functions) if functions is not None else 60)
+
+
+def _matching(summaries: List[Dict[str, Any]], want: Dict[str, Any], keys: Iterable[str]) -> List[Dict[str, Any]]:
+    keys = list(keys)
+    return [s for s in summaries if all(s["key"].get(k) == want.get(k) for k in keys)]
+
+
+def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
+    return statistics.median(_prediction(s, functions, want) for s in found)
+
+
+def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
+    """What the repeat `s` says of a repeat running `functions`: its fixed part, each function's cases (one it did
+    not run: the median of those it did), and its start-up unless the repeat will start on standby."""
+    startup = 0.0 if want.get("standby") else s["startup_s"]
+    if functions is None or not s["functions"]:
+        return s["wall_s"] + startup if s["functions"] or functions is None else default(want, functions)
+    typical = statistics.median(s["functions"].values())
+    return s["fixed_s"] + startup + sum(s["functions"].get(f, typical) for f in functions)
+
+
+def _scale(s: Dict[str, Any], calibration_s: Optional[float]) -> float:
+    """How much slower this host is than the one that ran `s` (1 where either calibration is unknown)."""
+    if not calibration_s or not s.get("calibration_s"):
+        return 1.0
+    return calibration_s / s["calibration_s"]
+
+
+def _tar_members(path: Path) -> Iterator[List[bytes]]:
+    with tarfile.open(path) as tar:
+        for member in tar:
+            if member.isfile() and member.name.endswith(".jsonl"):
+                f = tar.extractfile(member)
+                if f is not None:
+                    yield f.read().splitlines()
+
+
+def selected(names: Iterable[str], patterns: Iterable[str]) -> List[str]:
+    """The curated functions `patterns` select (all where there are none), as the harness selects them."""
+    patterns = list(patterns)
+    return [n for n in names if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def calibration_now() -> float:
+    """This host's speed now, as every case record measures it (the median of a few)."""
+    from portability_harness.timing import calibrate
+
+    return statistics.median(calibrate() for _ in range(5))
+
+
+def format_wall(seconds: Optional[float]) -> str:
+    """"1 h 05 min", "12 min", "40 s"."""
+    if seconds is None:
+        return "-"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    if seconds >= 120:
+        return f"{round(seconds / 60)} min"
+    return f"{round(seconds)} s"
+
+
+def describe(expected: List[Expected]) -> str:
+    """The expected total of some repeats and where the figures come from."""
+    sources = ", ".join(f"{n} from {source}" for source in ("this host", "reference", "default")
+                        for n in [sum(e.source == source for e in expected)] if n)
+    return (f"expected in all: about {format_wall(sum(e.seconds for e in expected))} for {len(expected)} repeats "
+            f"({sources or 'none'}; building environments not included)")

@@ -1,0 +1,207 @@
+"""What starts when, for the cells a run executes on this host: the engine asks this module for each repeat's events
+and runs them (engine -> scheduler -> backend -> harness); everything started beside the running repeat is
+started, and ended, here:
+
+- the later cells' environments, built ahead while a cell runs its cases (runner.prefetch's thread, on the CPU the
+  worker leaves to the host), so that a fresh machine does not wait for each install in turn;
+- the next repeat on standby: once a repeat's cases run, the repeat after it (the cell's next, or after a cell's
+  last the first one of the next cell whose environment is ready) starts its harness, whose worker imports the
+  framework and collects its cases on that CPU and then waits until told to go (Environment.standby), so that a
+  repeat's wall begins at its first case. Where an environment cannot start a harness ahead (a container, a Ray
+  node) or is not built yet, the repeat starts up in its own time;
+- the compilers' caches a cell's repeats share (RunDir.caches): its first repeat in the run compiles from empty
+  ones and fills them, the later ones reuse them (the harness's compile_caches.py); removed with the cell.
+
+Only one repeat runs at a time: a repeat started ahead waits, imported, until its turn.
+"""
+from __future__ import annotations
+
+import shutil
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from portability_harness.protocol import Config, Event, Plan
+
+from runner import backends, estimate, harness_dist
+from runner.backends.base import Environment, Standby
+from runner.cell import Cell
+from runner.prefetch import Prefetch
+from runner.project import Project
+from runner.rundir import RunDir
+
+Log = Callable[[str], None]
+
+
+def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = None) -> dict[str, list[estimate.Expected]]:
+    """Per runnable cell (by key): the expected wall of each repeat it will run (those not finished in `rundir`),
+    from this host's earlier runs, else the reference runs scaled by this host's speed (runner.estimate). Every
+    repeat but the run's first starts up on standby while the one before runs, where its backend can (not in a
+    container): its start-up is left out of its wall."""
+    history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
+    calibration = estimate.calibration_now()
+    out = {}
+    begun = 0  # repeats of the run before the cell's
+    for cell in (c for c in cells if c.runnable):
+        repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
+        names = estimate.selected(project.functions(cell.framework), cell.functions) if cell.task == "cases" else None
+        out[cell.key] = [history.expect(estimate.setup(
+            cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick, cell.task,
+            later=i > 0, standby=cell.backend != "docker" and begun + i > 0), names, calibration)
+            for i in range(len(repeats))]
+        begun += len(repeats)
+    return out
+
+
+def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
+    """The cell's repeats not finished in this folder yet (a resumed run skips the others), with their files."""
+    files = [(repeat, rundir.results_file(cell, repeat)) for repeat in range(1, cell.repeats + 1)]
+    return [(repeat, out) for repeat, out in files if not rundir.finished(out)]
+
+
+def config(project: Project, rundir: RunDir, cell: Cell, environment: Environment, repeat: int, out: Path,
+           filled: bool) -> Config:
+    """The harness config of one repeat; `filled`: a repeat of the cell ran before it in this run and left its
+    compilers' caches for this one."""
+    return cell.config(out, project.curated_dir, repeat, rundir.run_id, resume=out.exists(),
+                       environment=environment.description, git_commit=project.git_commit,
+                       shared_caches=str(rundir.caches(cell).relative_to(out.parent)), caches_filled=filled)
+
+
+@dataclass
+class _Started:
+    cell: Cell
+    repeat: int
+    environment: Environment  # the next cell's, which its run adopts; the running cell's own otherwise
+    standby: Standby
+
+
+class Scheduler:
+    """The run's cells, in order: `cell(c)` runs one of them; entered, the later cells' environments are built
+    ahead; left, whatever was started ahead is ended."""
+
+    def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log):
+        self.project, self.rundir, self.cells, self.log = project, rundir, cells, log
+        self.prefetch = Prefetch(project, cells[1:], rundir, log)
+        self.started: Optional[_Started] = None  # the one repeat started ahead, if any
+        self.expected = expected(project, cells, rundir)
+
+    def expected_s(self, cell: Cell) -> Optional[float]:
+        """The cell's pending repeats' expected wall."""
+        walls = self.expected.get(cell.key)
+        return sum(e.seconds for e in walls) if walls else None
+
+    def remaining_s(self, cell: Cell, begun: int) -> float:
+        """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on."""
+        keys = [c.key for c in self.cells]
+        later = keys[keys.index(cell.key) + 1:] if cell.key in keys else []
+        return sum(e.seconds for e in self.expected.get(cell.key, [])[begun:]) + sum(
+            e.seconds for key in later for e in self.expected.get(key, []))
+
+    def __enter__(self) -> "Scheduler":
+        self.log(estimate.describe([e for walls in self.expected.values() for e in walls]))
+        self.prefetch.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.prefetch.__exit__(*exc)
+        started, self.started = self.started, None
+        if started is not None:
+            started.standby.discard()
+            started.environment.close()
+        shutil.rmtree(self.rundir.path / RunDir.CACHES, ignore_errors=True)  # and what a killed run left there
+
+    def cell(self, cell: Cell) -> "CellRun":
+        return CellRun(self, cell)
+
+    def following(self, cell: Cell) -> Optional[Cell]:
+        """The cell that runs after `cell`, if any."""
+        keys = [c.key for c in self.cells]
+        index = keys.index(cell.key) + 1 if cell.key in keys else len(keys)
+        return self.cells[index] if index < len(keys) else None
+
+    # --- the repeat started ahead -------------------------------------------------------------------------------
+
+    def start(self, cell: Cell, environment: Environment, repeat: int, out: Path, filled: bool) -> None:
+        standby = environment.standby(config(self.project, self.rundir, cell, environment, repeat, out, filled))
+        if standby is not None:
+            self.started = _Started(cell, repeat, environment, standby)
+
+    def start_next(self, cell: Cell) -> None:
+        """The first pending repeat of `cell`, the one after the running cell, where its environment is ready now
+        (a build is never waited for here: the running repeat's events are read meanwhile)."""
+        backend = backends.get(cell.backend, self.project, cell.extra_env)
+        todo = pending(self.rundir, cell) if backend.ready(cell) else []
+        if not todo:
+            return
+        try:
+            environment = backend.prepare(cell, lambda message: None, self.rundir.install_log(cell))
+        except Exception:  # noqa: BLE001 - the cell's own preparation reports it where the cell is recorded
+            return
+        self.start(cell, environment, *todo[0], filled=False)
+        if self.started is None:
+            environment.close()
+
+    def adopt(self, cell: Cell) -> Optional[Environment]:
+        """The environment a repeat of `cell` was started ahead in, which the cell's run adopts (and closes)."""
+        return self.started.environment if self.started and self.started.cell.key == cell.key else None
+
+    def take(self, cell: Cell, repeat: int) -> Optional[Standby]:
+        """The standby of this repeat, if it was started ahead (one of another repeat of the cell is discarded;
+        the next cell's is kept for it)."""
+        started = self.started
+        if started is not None and started.cell.key == cell.key and started.repeat == repeat:
+            self.started = None
+            return started.standby
+        self.drop(cell)
+        return None
+
+    def drop(self, cell: Cell) -> None:
+        """A repeat of `cell` started ahead is not needed (the cell ended early); its environment is the cell's."""
+        if self.started is not None and self.started.cell.key == cell.key:
+            self.started.standby.discard()
+            self.started = None
+
+
+class CellRun:
+    """Every repeat of one cell that has not finished in the folder yet: iterate for (repeat, results file), and
+    `events` runs one; as a context manager, what the cell started is ended when it ends."""
+
+    def __init__(self, scheduler: Scheduler, cell: Cell):
+        self.s, self.cell = scheduler, cell
+        self.backend = backends.get(cell.backend, scheduler.project, cell.extra_env)
+        self.todo = pending(scheduler.rundir, cell)
+        self.environment: Optional[Environment] = None
+        self.ran = 0  # repeats begun in this run
+
+    def __enter__(self) -> "CellRun":
+        self.environment = self.s.adopt(self.cell)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.s.drop(self.cell)  # this cell's next repeat, where this one failed or was stopped
+        if self.environment is not None:
+            self.environment.close()
+        shutil.rmtree(self.s.rundir.caches(self.cell), ignore_errors=True)
+
+    def __iter__(self) -> Iterator[tuple[int, Path]]:
+        return iter(list(self.todo))
+
+    def events(self, repeat: int, out: Path, log: Log) -> Iterator[Event]:
+        """The events of one repeat, from its harness started ahead or started now; once its cases run, the
+        repeat after it is started ahead. Closing it early stops the harness (which records its case in flight)."""
+        s, cell = self.s, self.cell
+        self.environment = self.environment or self.backend.prepare(cell, log, s.rundir.install_log(cell))
+        filled, self.ran = self.ran > 0, self.ran + 1
+        standby = s.take(cell, repeat)
+        run = standby.events() if standby else self.environment.run(
+            config(s.project, s.rundir, cell, self.environment, repeat, out, filled))
+        after = [r for r in self.todo if r[0] > repeat]
+        with closing(run) as events:
+            for event in events:
+                yield event
+                if isinstance(event, Plan) and after:
+                    s.start(cell, self.environment, *after[0], filled=True)
+                elif isinstance(event, Plan) and s.following(cell) is not None:
+                    s.start_next(s.following(cell))  # type: ignore[arg-type]

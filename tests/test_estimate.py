@@ -1,0 +1,126 @@
+"""The time known in advance (runner/estimate.py): a repeat's expected wall from this host's earlier runs (split into
+a fixed part and each function's cases, so that another selection of the same setup is estimated too), else from
+the reference runs scaled by this host's calibration against theirs, else a default; `runner matrix --dry-run` and
+`scripts/device_check.py --dry-run` print it per cell or step with the total, the latter with the standard library
+alone; a run's merged.json and summary.md set it beside the wall each cell took."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tarfile
+
+import pytest
+from conftest import ROOT, runner_cli
+
+from runner import estimate
+
+XLA = ROOT / "results" / "reference" / "xla-cpu-2026-11-26" / "records.tar.gz"
+TORCH_XLA = dict(image="torch-xla-cpu", profile="current", framework="torch", device="xla-cpu", compiler="eager",
+                 mode="steady", quick=False, task="cases")
+
+
+def _reference(tmp_path):
+    """A results folder whose reference runs are the real torch-xla-cpu records of 2026-11-26."""
+    (tmp_path / "results" / "reference" / "xla").mkdir(parents=True)
+    shutil.copy(XLA, tmp_path / "results" / "reference" / "xla" / "records.tar.gz")
+    with tarfile.open(XLA) as tar:
+        lines = tar.extractfile("torch-xla-cpu-current.jsonl").read().splitlines()
+    return tmp_path / "results", [json.loads(l) for l in lines]
+
+
+def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_path):
+    results, records = _reference(tmp_path)
+    footer = records[-1]
+    cases = [r for r in records if r["record"] == "case"]
+    wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
+    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
+    history = estimate.History(results, tmp_path / "estimates.json")
+    want = estimate.setup(**TORCH_XLA, later=False)
+    functions = sorted({c["function"] for c in cases})
+    same = history.expect(want, functions, calibration)
+    assert same.source == "reference" and same.seconds == pytest.approx(wall)
+    # Twice as slow a host: twice the wall. Two functions: the fixed part and their cases alone.
+    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(2 * wall)
+    two = functions[:2]
+    cases_s = sum(c["duration_s"] for c in cases)
+    assert history.expect(want, two, calibration).seconds == pytest.approx(
+        wall - cases_s + sum(c["duration_s"] for c in cases if c["function"] in two))
+    # Read once: a second look comes from the summaries kept beside the venvs, the same.
+    assert json.loads((tmp_path / "estimates.json").read_text())["files"]
+    again = estimate.History(results, tmp_path / "estimates.json").expect(want, functions, calibration)
+    assert again == same
+    # A setup no run holds: the default, per function.
+    other = estimate.setup(**dict(TORCH_XLA, device="tpu"), later=False)
+    guess = history.expect(other, two, calibration)
+    assert guess.source == "default" and guess.seconds == estimate.DEFAULT_FIXED_S + 2 * estimate.DEFAULT_FUNCTION_S[
+        "eager"]
+
+
+@pytest.mark.slow
+def test_this_hosts_earlier_repeats_come_first_each_cold_or_cached_as_it_ran(venv_for, tmp_path):
+    from portability_harness.records import store
+
+    venv_for("jax-cpu")
+    results = tmp_path / "results"
+    proc = runner_cli("bench", "--image", "jax-cpu", "--backend", "local", "--quick", "--repeats", "2", "--functions",
+                      "jax.numpy.add", "--functions", "jax.lax.erf", "--out", str(results / "run"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    _reference(tmp_path)  # beside them, which this host's own runs outrank
+    history = estimate.History(results, tmp_path / "estimates.json")
+    jax = dict(image="jax-cpu", profile="current", framework="jax", device="cpu", compiler="eager", mode="steady",
+               quick=True, task="cases")
+    for repeat, later in ((1, False), (2, True)):  # the first repeat cold, the second served by its caches
+        contents = store.read(str(results / "run" / f"jax-cpu-current-r{repeat}.jsonl"))
+        wall = contents.footer["supervisor_ended_at"] - contents.footer["supervisor_started_at"]
+        both = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add", "jax.lax.erf"],
+                              None)
+        assert both.source == "this host" and both.seconds == pytest.approx(wall)
+        add = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.numpy.add")
+        erf = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.lax.erf")
+        one = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add"], None)
+        assert one.seconds == pytest.approx(wall - erf) and add > 0
+    # The first repeat's worker started up in its wall, the second's on standby while the first ran: the same
+    # repeat started on standby is expected without that start-up.
+    first = store.read(str(results / "run" / "jax-cpu-current-r1.jsonl")).footer
+    second = store.read(str(results / "run" / "jax-cpu-current-r2.jsonl")).footer
+    assert not first["workers"][0].get("standby") and second["workers"][0]["standby"]
+    startup = first["workers"][0]["running"] - first["workers"][0]["spawned"]
+    wall = first["supervisor_ended_at"] - first["supervisor_started_at"]
+    on_standby = history.expect(estimate.setup(**jax, later=False, standby=True), ["jax.numpy.add", "jax.lax.erf"], None)
+    assert startup > 0 and on_standby.seconds == pytest.approx(wall - startup)
+
+
+def test_the_dry_run_prints_each_cells_expected_wall_and_the_total():
+    proc = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--functions", "jax.numpy.a*")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any("expected" in l for l in lines[:6]), proc.stdout  # the column
+    (jax,) = [l for l in lines if l.startswith("│ jax-cpu ")]
+    assert jax.split("│")[8].strip().endswith(("s", "min")), jax
+    assert "expected in all: about" in proc.stdout and "repeats (" in proc.stdout
+
+
+@pytest.mark.slow
+def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp_path):
+    # The check runs in an interpreter without the runner's host dependencies (-I: no user site, no PYTHONPATH),
+    # and measures another (a JAX venv).
+    python = shutil.which("python3")
+    if subprocess.run([python, "-I", "-c", "import pandas"], capture_output=True).returncode == 0:
+        pytest.skip("this python3 has pandas: it cannot show that the dry run does without")
+    measured = venv_for("jax-cpu").python
+    proc = subprocess.run([python, "-I", str(ROOT / "scripts" / "device_check.py"), "--python", measured, "--dry-run",
+                           "--steps", "quick,steady,declared", "--out", str(tmp_path / "out")], capture_output=True,
+                          text=True, timeout=600, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path)))
+    assert proc.returncode == 0, proc.stderr
+    (plan,) = [l for l in proc.stdout.splitlines() if l.startswith("plan: ")]
+    # Some step from the reference runs' records through runner.estimate ("reference"), the others from the
+    # planner's own step walls where no record matches.
+    assert "reference" in plan.split("(expected walls: ")[1].rstrip(")").split(", "), proc.stdout
+    (lane,) = [l for l in proc.stdout.splitlines() if l.startswith("  lane 1: ")]
+    steps = [re.sub(r" \d+-\d+ s.*", "", s) for s in lane[len("  lane 1: "):].split("; ")]
+    assert steps == ["jax-cpu quick", "jax-cpu steady", "jax-cpu declared"], proc.stdout
+    assert not (tmp_path / "out").exists(), "a dry run wrote results"
