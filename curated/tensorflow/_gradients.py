@@ -14,14 +14,15 @@ GRAD_TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "complex64": 1e-
             "complex128": 1e-12}
 
 
-def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5, finite_differences=None):
+def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5, finite_differences=None, delta=None):
     """The check of a backward case, after grads = backward(fn, *args, **kwargs): each gradient against the CPU's
     float64 gradient of the same inputs (grads.reference) within rtol = atol = tol (GRAD_TOL for the gradient's dtype
     when not given); on the CPU, also tf.test.compute_gradient of fn in float64, its theoretical Jacobian against the
     numerical one within jacobian_tol, as upstream's gradient tests compare them (compute_gradient_error). That check
     builds the whole numerical Jacobian (two calls of fn per input element), so by default it runs in the cases whose
     gradients are float64 or complex128 only (the same check at every dtype of a parametrization would repeat it);
-    finite_differences=True or False decides instead."""
+    finite_differences=True or False decides instead. delta is the finite-difference step where upstream gives one
+    (compute_gradient's default otherwise)."""
     kwargs = kwargs or {}
     assert len(grads) == len(grads.reference), f"{len(grads)} gradients, {len(grads.reference)} in the reference"
     for g, want in zip(grads, grads.reference):
@@ -43,6 +44,7 @@ def check_gradients(grads, fn, args, kwargs=None, tol=None, jacobian_tol=1e-5, f
                 filled[i] = x
             return fn(*filled, **kwargs64)
 
-        theoretical, numerical = tf.test.compute_gradient(of_inputs, [args64[i] for i in wrt])
+        step = {} if delta is None else {"delta": delta}
+        theoretical, numerical = tf.test.compute_gradient(of_inputs, [args64[i] for i in wrt], **step)
     for t, n in zip(theoretical, numerical):
         np.testing.assert_allclose(t, n, rtol=jacobian_tol, atol=jacobian_tol)

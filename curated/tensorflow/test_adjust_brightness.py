@@ -1,9 +1,24 @@
-"""tf.image.adjust_brightness: cases adapted from tensorflow/python/ops/image_ops_test.py (AdjustBrightnessTest.testPositiveDeltaUint8, testPositiveDeltaFloat32, testPositiveDeltaFloat64, testPositiveDeltaFloat16, testNegativeDelta)."""
+"""tf.image.adjust_brightness: cases adapted from tensorflow/python/ops/image_ops_test.py (AdjustBrightnessTest.testPositiveDeltaUint8, testPositiveDeltaFloat32, testPositiveDeltaFloat64, testPositiveDeltaFloat16, testNegativeDelta); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.image.adjust_brightness", decile=10, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/image_ops_test.py::AdjustBrightnessTest::testPositiveDeltaUint8": [
+        "test_adjust_brightness_uint8", "test_adjust_brightness_integer_random"],
+    "tensorflow/python/ops/image_ops_test.py::AdjustBrightnessTest::testPositiveDeltaFloat32": [
+        "test_adjust_brightness_float", "test_adjust_brightness_batch_tensor_delta",
+        "test_adjust_brightness_backward"],
+    "tensorflow/python/ops/image_ops_test.py::AdjustBrightnessTest::testPositiveDeltaFloat64": [
+        "test_adjust_brightness_float", "test_adjust_brightness_batch_tensor_delta"],
+    "tensorflow/python/ops/image_ops_test.py::AdjustBrightnessTest::testPositiveDeltaFloat16": [
+        "test_adjust_brightness_float"],
+    "tensorflow/python/ops/image_ops_test.py::AdjustBrightnessTest::testNegativeDelta": [
+        "test_adjust_brightness_uint8", "test_adjust_brightness_batch_tensor_delta"],
+}
 
 # Upstream's 2 x 2 x 3 image, and the same pixels shifted by +10 (no clipping for float images).
 _X = [0, 5, 13, 54, 135, 226, 37, 8, 234, 90, 255, 1]
@@ -64,3 +79,16 @@ def test_adjust_brightness_integer_random(bench, device, dtype):
     assert y.dtype == dtype
     expected = np.clip(x_np.astype(np.float64) + delta * info.max, 0, info.max)
     np.testing.assert_allclose(y.numpy().astype(np.float64), expected, rtol=0, atol=1 + 1e-7 * info.max)
+
+
+# Upstream's tests compare values only; training differentiates a float image's brightness shift with respect to
+# the image (the cotangent) and to a tensor delta (the cotangent summed over the batch of images).
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16], ids=lambda d: d.name)
+def test_adjust_brightness_backward(backward, device, dtype):
+    x_np = np.random.default_rng(2).uniform(0, 1, (2, 4, 4, 3))
+    with tf.device(device):
+        x = tf.constant(x_np, dtype=dtype)
+        delta = tf.constant(0.125, dtype=dtype)
+        grads = backward(tf.image.adjust_brightness, x, delta)
+    assert [tuple(g.shape) for g in grads] == [(2, 4, 4, 3), ()]
+    check_gradients(grads, tf.image.adjust_brightness, (x, delta))

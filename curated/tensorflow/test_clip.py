@@ -1,10 +1,17 @@
-"""tf.experimental.numpy.clip: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest.testClip)."""
+"""tf.experimental.numpy.clip: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest.testClip); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.experimental.numpy.clip", decile=90, top20=False,
                                   paper_label="tf.python.ops.numpy_ops.clip")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/np_math_ops_test.py::MathTest::testClip": [
+        "test_clip_upstream_cases", "test_clip_dtypes", "test_clip_array_bounds", "test_clip_empty",
+        "test_clip_large", "test_clip_backward"],
+}
 
 
 def _check(result, a, a_min, a_max):
@@ -89,3 +96,18 @@ def test_clip_large(bench, device):
         x = tf.constant(a_np)
         result = bench(tf.experimental.numpy.clip, x, -0.5, 0.5)
     _check(result, a_np, -0.5, 0.5)
+
+
+# Upstream's testClip compares values only; training differentiates clip with respect to the array (the cotangent
+# where it lies inside the bounds) and to tensor bounds (the cotangent where they clip, summed over their
+# broadcasting). Every value stays well away from a bound, where the derivative jumps.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16], ids=lambda d: d.name)
+def test_clip_backward(backward, device, dtype):
+    a_np = np.linspace(-3, 3, 12).reshape(3, 4) + 0.125
+    lo_np = np.array([-1.0, -2.0, -0.5, -1.5])
+    hi_np = np.array([[1.5], [0.75], [2.25]])
+    with tf.device(device):
+        a, lo, hi = (tf.constant(v, dtype=dtype) for v in (a_np, lo_np, hi_np))
+        grads = backward(tf.experimental.numpy.clip, a, lo, hi)
+    assert [tuple(g.shape) for g in grads] == [(3, 4), (4,), (3, 1)]
+    check_gradients(grads, tf.experimental.numpy.clip, (a, lo, hi))

@@ -1,4 +1,4 @@
-"""tf.nn.conv2d_transpose: cases adapted from tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py (Conv2DTransposeTest.testConv2DTransposeSingleStride, testConv2DTransposeSame, testConv2DTransposeValid, their NCHW variants, testGradient, testConv2DTransposeShapeInference).
+"""tf.nn.conv2d_transpose: cases adapted from tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py (Conv2DTransposeTest.testConv2DTransposeSingleStride, testConv2DTransposeSame, testConv2DTransposeValid, their NCHW variants, testGradient, testConv2DTransposeShapeInference); UPSTREAM_TESTS below maps each to the cases here.
 
 Upstream counts, for an all-ones input and filter, how many products land on each output cell; here a
 float64 NumPy reference (a scatter of every input pixel through the filter, cropped by the forward
@@ -8,8 +8,35 @@ import math
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.nn.conv2d_transpose", decile=80, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeSingleStride": [
+        "test_conv2d_transpose_ones", "test_conv2d_transpose_random"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeSame": [
+        "test_conv2d_transpose_ones", "test_conv2d_transpose_random", "test_conv2d_transpose_larger"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeValid": ["test_conv2d_transpose_ones", "test_conv2d_transpose_random"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::Conv2DTransposeTest::testGradient": [
+        "test_conv2d_transpose_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeSingleStrideNCHW": ["test_conv2d_transpose_nchw"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeSameNCHW": ["test_conv2d_transpose_nchw"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeValidNCHW": ["test_conv2d_transpose_nchw"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeShapeInference": ["test_conv2d_transpose_shape_inference"],
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeInvalidOutputShape": "tests the error for an invalid output shape",
+    "tensorflow/python/kernel_tests/nn_ops/conv2d_transpose_test.py::"
+    "Conv2DTransposeTest::testConv2DTransposeLargeOutputShape":
+        "tests the error for an output shape too large to allocate",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -105,31 +132,20 @@ def test_conv2d_transpose_nchw(bench, device):
     np.testing.assert_allclose(y.numpy(), expected.transpose(0, 3, 1, 2), rtol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
-def test_conv2d_transpose_gradient(bench, device, dtype):
-    # testGradient: stride 2, SAME. The transpose is linear in x and in f, so the gradients of
-    # sum(g * y) are exact: d/dx is the forward convolution of g, d/df its correlation with x.
+def _stride2_same(x, f):
+    return tf.nn.conv2d_transpose(x, f, [2, 12, 8, 2], strides=[1, 2, 2, 1], padding="SAME")
+
+
+# testGradient: stride 2, SAME, random [0, 1) input and filter; the gradients with respect to both (upstream bounds
+# compute_gradient_error by 6e-4 in float32).
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16], ids=lambda d: d.name)
+def test_conv2d_transpose_backward(backward, device, dtype):
     rng = np.random.RandomState(1)
-    x_np = rng.random_sample([2, 6, 4, 3])
-    f_np = rng.random_sample([3, 3, 2, 3])
-    g_np = rng.random_sample([2, 12, 8, 2])
     with tf.device(device):
-        x = tf.constant(x_np, dtype=dtype)
-        f = tf.constant(f_np, dtype=dtype)
-        with tf.GradientTape() as tape:
-            tape.watch([x, f])
-            y = bench(tf.nn.conv2d_transpose, x, f, [2, 12, 8, 2], strides=[1, 2, 2, 1], padding="SAME")
-            loss = tf.reduce_sum(y * tf.constant(g_np, dtype=dtype))
-        dx, df = tape.gradient(loss, [x, f])
-    # Directional check: <dx, u> + <df, v> = d/dt loss(x + t u, f + t v), exact for a bilinear map.
-    u = rng.random_sample(x_np.shape)
-    v = rng.random_sample(f_np.shape)
-    ref = lambda a, b: np.sum(g_np * _conv2d_transpose_ref(a, b, [2, 12, 8, 2], 2, "SAME"))  # noqa: E731
-    tol = 1e-4 if dtype == tf.float32 else 1e-10
-    np.testing.assert_allclose(np.sum(dx.numpy() * u), ref(u, f_np), rtol=tol)
-    np.testing.assert_allclose(np.sum(df.numpy() * v), ref(x_np, v), rtol=tol)
-    np.testing.assert_allclose(y.numpy(), _conv2d_transpose_ref(x_np, f_np, [2, 12, 8, 2], 2, "SAME"),
-                               rtol=tol, atol=tol)
+        x = tf.constant(rng.random_sample([2, 6, 4, 3]), dtype=dtype)
+        f = tf.constant(rng.random_sample([3, 3, 2, 3]), dtype=dtype)
+        grads = backward(_stride2_same, x, f)
+    check_gradients(grads, _stride2_same, (x, f))
 
 
 def test_conv2d_transpose_larger(bench, device):

@@ -1,11 +1,72 @@
-"""tf.nn.conv3d: cases adapted from tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py (Conv3DTest.testConv3D1x1x1Filter, testConv3D2x2x2Filter, testConv3DStrides, testConv3D2x2x2FilterStride2, testConv3DStride3, testConv3D2x2x2FilterStride2Same, testKernelSmallerThanStride, testKernelSizeMatchesInputSize, _TestConv3DEmptyTensorOutputShape, testInputGradient*/testFilterGradient*)."""
+"""tf.nn.conv3d: cases adapted from tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py (Conv3DTest.testConv3D1x1x1Filter, testConv3D2x2x2Filter, testConv3DStrides, testConv3D2x2x2FilterStride2, testConv3DStride3, testConv3D2x2x2FilterStride2Same, testKernelSmallerThanStride, testKernelSizeMatchesInputSize, _TestConv3DEmptyTensorOutputShape, testInputGradient*/testFilterGradient*); UPSTREAM_TESTS below maps each to the cases here."""
 import math
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.nn.conv3d", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3D1x1x1Filter": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3D2x2x2Filter": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3DStrides": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3D2x2x2FilterStride2": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3DStride3": ["test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testConv3D2x2x2FilterStride2Same": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testKernelSmallerThanStride": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::testKernelSizeMatchesInputSize": [
+        "test_conv3d_values"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::Conv3DTest::_TestConv3DEmptyTensorOutputShape": [
+        "test_conv3d_empty_batch"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientValidPaddingStrideOne": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientValidPaddingStrideOne": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientValidPaddingStrideTwo": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientValidPaddingStrideTwo": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientValidPaddingStrideThree": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientValidPaddingStrideThree": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientSamePaddingStrideOne": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientSamePaddingStrideOne": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientSamePaddingStrideTwo": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientSamePaddingStrideTwo": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientSamePaddingStrideThree": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientSamePaddingStrideThree": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientSamePaddingDifferentStrides": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientKernelSizeMatchesInputSize": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientKernelSizeMatchesInputSize": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testInputGradientValidPaddingStrideOneFastPath": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testFilterGradientValidPaddingStrideOneFastPath": ["test_conv3d_backward"],
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testConv3D2x2Depth3ValidBackpropFilterStride1x1Dilation2x1":
+        "dilated 3-D convolution: upstream runs it on CUDA GPUs only (no CPU kernel for dilation rates above 1)",
+    "tensorflow/python/kernel_tests/nn_ops/conv_ops_3d_test.py::"
+    "Conv3DTest::testConv3D2x2Depth3ValidBackpropInputStride1x1Dilation2x1":
+        "dilated 3-D convolution: upstream runs it on CUDA GPUs only (no CPU kernel for dilation rates above 1)",
+}
 
 # assertAllCloseAccordingToType: 1e-6 by default, 1e-3 for float16, 1e-2 for bfloat16.
 _TOL = {tf.float16: 1e-3, tf.bfloat16: 1e-2}
@@ -66,19 +127,6 @@ def _conv3d_ref(x, w, strides, padding):
     for k, sl in _taps(w.shape, strides, dims):
         out += np.einsum("ndhwc,co->ndhwo", xp[sl], w[k])
     return out
-
-
-def _conv3d_grads_ref(x, w, g, strides, padding):
-    """Gradients of sum(g * conv(x, w)) with respect to x and w, in float64."""
-    dims = _windows(x.shape, w.shape, strides, padding)
-    xp = np.pad(x, [(0, 0)] + [(b, a) for _, b, a in dims] + [(0, 0)])
-    dxp = np.zeros_like(xp)
-    dw = np.zeros_like(w)
-    for k, sl in _taps(w.shape, strides, dims):
-        dw[k] = np.einsum("ndhwc,ndhwo->co", xp[sl], g)
-        dxp[sl] += np.einsum("ndhwo,co->ndhwc", g, w[k])
-    crop = (slice(None),) + tuple(slice(b, b + x.shape[1 + i]) for i, (_, b, _) in enumerate(dims))
-    return dxp[crop], dw
 
 
 def _host(t):
@@ -143,25 +191,27 @@ def test_conv3d_empty_batch(bench, device, dtype):
     assert result.numpy().size == 0
 
 
-@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
-@pytest.mark.parametrize("strides,padding", [((1, 1, 1), "VALID"), ((2, 2, 2), "SAME"),
-                                             ((2, 3, 1), "SAME")], ids=str)
-def test_conv3d_gradient(bench, device, dtype, strides, padding):
-    # testInputGradient*/testFilterGradient*: the input and filter gradients, checked
-    # against an exact float64 reference (upstream compares with a numeric Jacobian).
-    rng = np.random.default_rng(1)
-    x_np = rng.uniform(-1, 1, (2, 5, 4, 6, 2))
-    w_np = rng.uniform(-1, 1, (2, 3, 2, 2, 3))
+def _conv3d_with(strides, padding):
+    return lambda x, w: tf.nn.conv3d(x, w, strides=[1, *strides, 1], padding=padding)
+
+
+# testInputGradient* / testFilterGradient*: the gradients with respect to the input and the filter together, VALID
+# and SAME, equal, larger and different strides, and a kernel as large as the input; upstream's inputs are ramps
+# (_ramp) and its compute_gradient tolerances 1e-8 (float64), 5e-3 (float32), 1e-3 (float16 against float32).
+_GRAD_CONFIGS = {
+    "valid_stride1": ([2, 3, 5, 4, 2], [3, 3, 3, 2, 3], (1, 1, 1), "VALID"),
+    "same_stride2": ([2, 6, 3, 4, 2], [3, 3, 3, 2, 3], (2, 2, 2), "SAME"),
+    "same_strides_2_3_1": ([1, 5, 8, 7, 2], [1, 2, 3, 2, 3], (2, 3, 1), "SAME"),
+    "kernel_matches_input": ([2, 5, 4, 3, 2], [5, 4, 3, 2, 3], (1, 1, 1), "VALID"),
+}
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.float16, tf.bfloat16], ids=lambda d: d.name)
+@pytest.mark.parametrize("config", list(_GRAD_CONFIGS))
+def test_conv3d_backward(backward, device, dtype, config):
+    x_shape, w_shape, strides, padding = _GRAD_CONFIGS[config]
     with tf.device(device):
-        x = tf.constant(x_np, dtype=dtype)
-        w = tf.constant(w_np, dtype=dtype)
-        with tf.GradientTape() as tape:
-            tape.watch([x, w])
-            y = bench(tf.nn.conv3d, x, w, strides=[1, *strides, 1], padding=padding)
-        g_np = rng.uniform(-1, 1, tuple(y.shape))
-        dx, dw = tape.gradient(y, [x, w], output_gradients=tf.constant(g_np, dtype=dtype))
-    dx_ref, dw_ref = _conv3d_grads_ref(x_np, w_np, g_np, strides, padding)
-    tol = 1e-5 if dtype == tf.float32 else 1e-10
-    np.testing.assert_allclose(_host(y), _conv3d_ref(x_np, w_np, strides, padding), rtol=tol, atol=tol)
-    np.testing.assert_allclose(_host(dx), dx_ref, rtol=tol, atol=tol)
-    np.testing.assert_allclose(_host(dw), dw_ref, rtol=tol, atol=tol)
+        x = tf.constant(_ramp(x_shape), dtype=dtype)
+        w = tf.constant(_ramp(w_shape), dtype=dtype)
+        grads = backward(_conv3d_with(strides, padding), x, w)
+    check_gradients(grads, _conv3d_with(strides, padding), (x, w))

@@ -1,4 +1,4 @@
-"""tf.compat.v1.distributions.Normal: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testNormalLogPDF, testNormalLogPDFMultidimensional, testNormalCDF, testNormalSurvivalFunction, testNormalEntropy, testNormalEntropyWithScalarInputs, testNormalMeanAndMode, testNormalVariance, testNormalStandardDeviation, testNormalSample, testNormalSampleMultiDimensional, testNormalShape, testNormalNormalKL).
+"""tf.compat.v1.distributions.Normal: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testNormalLogPDF, testNormalLogPDFMultidimensional, testNormalCDF, testNormalSurvivalFunction, testNormalEntropy, testNormalEntropyWithScalarInputs, testNormalMeanAndMode, testNormalVariance, testNormalStandardDeviation, testNormalSample, testNormalSampleMultiDimensional, testNormalShape, testNormalNormalKL); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the constructor; each case then checks the distribution it built against NumPy
 (scipy.stats in upstream) with upstream's assertAllClose tolerances."""
@@ -7,8 +7,63 @@ import math
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.compat.v1.distributions.Normal", decile=90, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalLogPDF": [
+        "test_normal_log_prob", "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testNormalLogPDFMultidimensional": ["test_normal_log_prob"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalCDF": [
+        "test_normal_cdf_and_survival", "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalSurvivalFunction": [
+        "test_normal_cdf_and_survival", "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalLogCDF": [
+        "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalLogSurvivalFunction": [
+        "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testFiniteGradientAtDifficultPoints": ["test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalQuantile": [
+        "test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testQuantileFiniteGradientAtDifficultPointsFloat32": ["test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testQuantileFiniteGradientAtDifficultPointsFloat64": ["test_normal_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalEntropy": [
+        "test_normal_entropy"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testNormalEntropyWithScalarInputs": ["test_normal_entropy"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalMeanAndMode": [
+        "test_normal_moments"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalVariance": [
+        "test_normal_moments"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalStandardDeviation": [
+        "test_normal_moments"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalSample": [
+        "test_normal_sample"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testNormalSampleMultiDimensional": ["test_normal_sample"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalFullyReparameterized":
+        "gradients of random samples: the CPU's float64 reference draws other samples, so nothing to compare them "
+        "with",
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalShape": [
+        "test_normal_moments", "test_normal_log_prob"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalShapeWithPlaceholders":
+        "graph placeholders of unknown shape: shape inference only, no kernel runs",
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalNormalKL": [
+        "test_normal_kl_divergence"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNegativeSigmaFails":
+        "tests the error validate_args raises for a negative scale",
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testParamShapes":
+        "Normal.param_shapes, a sampled function of its own (test_normal_param_shapes.py)",
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testParamStaticShapes":
+        "Normal.param_static_shapes: shape arithmetic in Python, no kernel runs",
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalWithSoftplusScale":
+        "NormalWithSoftplusScale, another class",
+}
 
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
@@ -137,3 +192,29 @@ def test_normal_kl_divergence(bench, device):
     expected = (np.log(sigma_b / sigma_a) + (sigma_a ** 2 + (mu_a - mu_b) ** 2) / (2 * sigma_b ** 2) - 0.5)
     assert tuple(kl.shape) == (6,)
     np.testing.assert_allclose(kl.numpy(), expected, rtol=1e-6, atol=1e-6)
+
+
+def _normal_method(method):
+    return lambda x, loc, scale: getattr(tf.compat.v1.distributions.Normal(loc=loc, scale=scale), method)(x)
+
+
+# testFiniteGradientAtDifficultPoints: a Normal built from loc and scale, then each of its methods, differentiated
+# with respect to the point, loc and scale at points far in the tails (upstream asserts the gradients finite; here
+# they are also compared with the CPU's float64 gradient). The quantile's (testQuantileFiniteGradientAtDifficultPoints)
+# at probabilities inside (0, 1): at 0 and 1 the quantile is infinite.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("method", ["cdf", "log_cdf", "survival_function", "log_survival_function", "log_prob",
+                                    "prob", "quantile"])
+def test_normal_backward(backward, device, dtype, method):
+    if method == "quantile":
+        x_np = np.array([np.exp(-2.0), 0.3, 0.5, 1.0 - np.exp(-2.0)])
+    else:
+        x_np = np.array([-100.0, -20.0, -5.0, 0.0, 5.0, 20.0, 100.0])
+    with tf.device(device):
+        x = tf.constant(x_np, dtype)
+        loc = tf.constant(np.zeros_like(x_np), dtype)
+        scale = tf.constant(np.ones_like(x_np), dtype)
+        grads = backward(_normal_method(method), x, loc, scale)
+    assert all(np.all(np.isfinite(g.numpy())) for g in grads)
+    # assertAllClose's float32 tolerance, loosened to upstream's rtol 1e-5 for log_cdf and log_survival_function.
+    check_gradients(grads, _normal_method(method), (x, loc, scale), tol=1e-5 if dtype == tf.float32 else None)

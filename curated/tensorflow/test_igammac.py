@@ -1,4 +1,4 @@
-"""tf.math.igammac: cases adapted from tensorflow/compiler/tests/special_math_test.py (IgammacTest.testLargeXSmallA, testSmallValues, testMediumValues, testLargeValues, with their tolerances) and the closed forms Q(1, x) = exp(-x), Q(1/2, x) = erfc(sqrt(x)).
+"""tf.math.igammac: cases adapted from tensorflow/compiler/tests/special_math_test.py (IgammacTest.testLargeXSmallA, testSmallValues, testMediumValues, testLargeValues, with their tolerances) and the closed forms Q(1, x) = exp(-x), Q(1/2, x) = erfc(sqrt(x)); UPSTREAM_TESTS below maps each to the cases here.
 
 Upstream compares with scipy.special.gammaincc; scipy is not installed here, so the reference is the
 regularized upper incomplete gamma function evaluated in float64 by its power series (x < a + 1) or its
@@ -8,8 +8,18 @@ import math
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.math.igammac", decile=10, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/compiler/tests/special_math_test.py::IgammacTest::testLargeXSmallA": ["test_igammac_ranges"],
+    "tensorflow/compiler/tests/special_math_test.py::IgammacTest::testSmallValues": [
+        "test_igammac_ranges", "test_igammac_closed_forms"],
+    "tensorflow/compiler/tests/special_math_test.py::IgammacTest::testMediumValues": [
+        "test_igammac_ranges", "test_igammac_broadcast_and_edges", "test_igammac_backward"],
+    "tensorflow/compiler/tests/special_math_test.py::IgammacTest::testLargeValues": ["test_igammac_ranges"],
+}
 
 _NUM_SAMPLES = 1000
 
@@ -108,3 +118,16 @@ def test_igammac_broadcast_and_edges(bench, device):
     assert np.all(np.diff(values, axis=1) <= 0)
     np.testing.assert_allclose(values, _q(np.broadcast_to(a_np, (3, 4)), np.broadcast_to(x_np, (3, 4))),
                                rtol=1e-10, atol=1e-30)
+
+
+# IgammacTest compares values only; training differentiates Q(a, x) with respect to x (-x^(a-1) e^-x / Gamma(a)) and
+# to a (TensorFlow's IgammaGradA, negated), over testMediumValues' kind of range, kept small so that the float32
+# gradient keeps its precision.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
+def test_igammac_backward(backward, device, dtype):
+    rng = np.random.default_rng(4)
+    with tf.device(device):
+        a = tf.constant(rng.uniform(0.5, 5.0, (3, 4)), dtype=dtype)
+        x = tf.constant(rng.uniform(0.5, 5.0, (3, 4)), dtype=dtype)
+        grads = backward(tf.math.igammac, a, x)
+    check_gradients(grads, tf.math.igammac, (a, x))

@@ -1,4 +1,4 @@
-"""tf.compat.v1.distributions.Laplace.log_survival_function: cases adapted from tensorflow/python/kernel_tests/distributions/laplace_test.py (LaplaceTest.testLaplaceLogSurvivalFunction, with its assertAllClose tolerances), against the closed form
+"""tf.compat.v1.distributions.Laplace.log_survival_function: cases adapted from tensorflow/python/kernel_tests/distributions/laplace_test.py (LaplaceTest.testLaplaceLogSurvivalFunction, with its assertAllClose tolerances), against the closed form; UPSTREAM_TESTS below maps each to the cases here.
 
     log S(x) = log(1/2) - (x - loc) / scale               for x >= loc
     log S(x) = log1p(-exp((x - loc) / scale) / 2)         for x <  loc
@@ -8,9 +8,17 @@ method on a Laplace distribution."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.compat.v1.distributions.Laplace.log_survival_function", decile=30,
                                   top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/distributions/laplace_test.py::"
+    "LaplaceTest::testLaplaceLogSurvivalFunction": [
+        "test_laplace_log_survival_upstream", "test_laplace_log_survival_broadcast",
+        "test_laplace_log_survival_tails", "test_laplace_log_survival_large", "test_laplace_log_survival_backward"],
+}
 
 
 def _np_logsf(x, loc, scale):
@@ -57,17 +65,20 @@ def test_laplace_log_survival_tails(bench, device):
     assert np.all(np.diff(values) < 0)
 
 
-def test_laplace_log_survival_gradient(bench, device):
-    # d/dx log S(x) = -1/scale on the right of loc.
+def _laplace_log_sf(x, loc, scale):
+    return tf.compat.v1.distributions.Laplace(loc=loc, scale=scale).log_survival_function(x)
+
+
+# Upstream checks values only; training differentiates log S with respect to x (-1 / scale right of loc), loc and
+# scale, on both sides of loc (testLaplaceLogSurvivalFunction's points, none at loc itself).
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
+def test_laplace_log_survival_backward(backward, device, dtype):
     with tf.device(device):
-        laplace = tf.compat.v1.distributions.Laplace(loc=tf.constant(1.0), scale=tf.constant(2.0))
-        x = tf.constant([1.5, 3.0, 10.0])
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            sf = bench(tf.compat.v1.distributions.Laplace.log_survival_function, laplace, x)
-        grad = tape.gradient(sf, x)
-    np.testing.assert_allclose(grad.numpy(), [-0.5, -0.5, -0.5], rtol=1e-6)
-    np.testing.assert_allclose(sf.numpy(), _np_logsf([1.5, 3.0, 10.0], 1.0, 2.0), rtol=1e-6)
+        x = tf.constant([-2.5, 2.5, -4.0, 0.1, 1.0, 2.5], dtype)
+        loc = tf.constant([2.0, 2.0, 2.0, 2.0, 2.0, 1.5], dtype)
+        scale = tf.constant([3.0, 3.0, 3.0, 3.0, 3.0, 0.5], dtype)
+        grads = backward(_laplace_log_sf, x, loc, scale)
+    check_gradients(grads, _laplace_log_sf, (x, loc, scale))
 
 
 def test_laplace_log_survival_large(bench, device):

@@ -1,12 +1,21 @@
-"""tf.compat.v1.distributions.Normal.survival_function: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testNormalSurvivalFunction: 50 float64 parameter pairs, x in [-8, 8], assertAllClose with atol=0; testFiniteGradientAtDifficultPoints for survival_function), against S(x) = erfc((x - loc) / (scale sqrt 2)) / 2 (upstream uses scipy.stats.norm.sf). The timed call is the unbound method on a Normal."""
+"""tf.compat.v1.distributions.Normal.survival_function: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testNormalSurvivalFunction: 50 float64 parameter pairs, x in [-8, 8], assertAllClose with atol=0; testFiniteGradientAtDifficultPoints for survival_function), against S(x) = erfc((x - loc) / (scale sqrt 2)) / 2 (upstream uses scipy.stats.norm.sf). The timed call is the unbound method on a Normal; UPSTREAM_TESTS below maps each to the cases here."""
 import math
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.compat.v1.distributions.Normal.survival_function", decile=30,
                                   top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testNormalSurvivalFunction": [
+        "test_normal_survival_upstream", "test_normal_survival_broadcast", "test_normal_survival_large",
+        "test_normal_survival_backward"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::"
+    "NormalTest::testFiniteGradientAtDifficultPoints": ["test_normal_survival_backward"],
+}
 
 Normal = tf.compat.v1.distributions.Normal
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -44,20 +53,27 @@ def test_normal_survival_broadcast(bench, device, dtype):
     np.testing.assert_allclose(sf.numpy(), _np_sf(x, mu, sigma), rtol=tol, atol=tol)
 
 
+def _normal_sf(x, loc, scale):
+    return Normal(loc=loc, scale=scale).survival_function(x)
+
+
+# testFiniteGradientAtDifficultPoints: with loc 0 and scale 1 the gradients stay finite far in the tails; beside it,
+# 50 random parameter pairs as in testNormalSurvivalFunction. The gradients with respect to x, loc and scale.
 @pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
-def test_normal_survival_finite_gradient(bench, device, dtype):
-    # testFiniteGradientAtDifficultPoints: value and gradients stay finite far in the tails.
-    x = np.array([-100.0, -20.0, -5.0, 0.0, 5.0, 20.0, 100.0])
+@pytest.mark.parametrize("points", ["difficult", "random"])
+def test_normal_survival_backward(backward, device, dtype, points):
+    if points == "difficult":
+        x_np = np.array([-100.0, -20.0, -5.0, 0.0, 5.0, 20.0, 100.0])
+        mu_np, sigma_np = np.zeros(7), np.ones(7)
+    else:
+        rng = np.random.RandomState(123)
+        mu_np, sigma_np = rng.randn(50), rng.rand(50) + 1.0
+        x_np = np.linspace(-8.0, 8.0, 50)
     with tf.device(device):
-        mu = tf.Variable(tf.constant(0.0, dtype))
-        sigma = tf.Variable(tf.constant(1.0, dtype))
-        with tf.GradientTape() as tape:
-            normal = Normal(loc=mu, scale=sigma)
-            sf = bench(Normal.survival_function, normal, tf.constant(x, dtype))
-        d_mu, d_sigma = tape.gradient(sf, [mu, sigma])
-    assert np.all(np.isfinite(sf.numpy()))
-    assert np.isfinite(d_mu.numpy()) and np.isfinite(d_sigma.numpy())
-    np.testing.assert_allclose(sf.numpy(), _np_sf(x, 0.0, 1.0), rtol=1e-5, atol=1e-30)
+        x, mu, sigma = (tf.constant(v, dtype) for v in (x_np, mu_np, sigma_np))
+        grads = backward(_normal_sf, x, mu, sigma)
+    assert all(np.all(np.isfinite(g.numpy())) for g in grads)
+    check_gradients(grads, _normal_sf, (x, mu, sigma))
 
 
 def test_normal_survival_large(bench, device):

@@ -1,9 +1,15 @@
-"""tf.experimental.numpy.cumprod: cases adapted from tensorflow/python/ops/numpy_ops/np_array_ops_test.py (ArrayMethodsTest.testCumProdAndSum), checked against NumPy's cumprod."""
+"""tf.experimental.numpy.cumprod: cases adapted from tensorflow/python/ops/numpy_ops/np_array_ops_test.py (ArrayMethodsTest.testCumProdAndSum), checked against NumPy's cumprod; UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.experimental.numpy.cumprod", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/np_array_ops_test.py::ArrayMethodsTest::testCumProdAndSum": [
+        "test_cumprod_upstream_cases", "test_cumprod_dtypes_3d", "test_cumprod_large", "test_cumprod_backward"],
+}
 
 tnp = tf.experimental.numpy
 
@@ -83,3 +89,20 @@ def test_cumprod_large(bench, device):
         x = tf.constant(x_np)
         result = bench(tnp.cumprod, x, axis=-1)
     np.testing.assert_allclose(np.asarray(result), np.cumprod(x_np, axis=-1), rtol=1e-9)
+
+
+def _cumprod_along(axis):
+    return lambda x: tnp.cumprod(x, axis=axis)
+
+
+# Upstream's testCumProdAndSum compares values only; training differentiates cumprod: each input's gradient sums the
+# cotangents of the products it enters, divided by itself, so the values stay away from zero. Complex inputs are left
+# out: TensorFlow's Cumprod gradient omits the conjugate (compute_gradient's Jacobians disagree for complex128).
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16], ids=lambda d: d.name)
+@pytest.mark.parametrize("axis", [0, 1, None], ids=str)
+def test_cumprod_backward(backward, device, dtype, axis):
+    x_np = np.random.default_rng(2).uniform(0.5, 1.5, (3, 4))
+    with tf.device(device):
+        x = tf.constant(x_np, dtype=dtype)
+        grads = backward(_cumprod_along(axis), x)
+    check_gradients(grads, _cumprod_along(axis), (x,))

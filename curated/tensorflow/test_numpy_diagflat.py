@@ -1,9 +1,15 @@
-"""tf.experimental.numpy.diagflat: cases adapted from tensorflow/python/ops/numpy_ops/np_array_ops_test.py (ArrayCreationTest.testDiagFlat: 1-d, 2-d and 3-d inputs, k from -3 to 2, inputs as lists, tensors and float32/float64 arrays), checked against NumPy's diagflat."""
+"""tf.experimental.numpy.diagflat: cases adapted from tensorflow/python/ops/numpy_ops/np_array_ops_test.py (ArrayCreationTest.testDiagFlat: 1-d, 2-d and 3-d inputs, k from -3 to 2, inputs as lists, tensors and float32/float64 arrays), checked against NumPy's diagflat; UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.experimental.numpy.diagflat", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/np_array_ops_test.py::ArrayCreationTest::testDiagFlat": [
+        "test_diagflat_lists", "test_diagflat_typed_inputs", "test_diagflat_larger", "test_diagflat_backward"],
+}
 
 tnp = tf.experimental.numpy
 
@@ -58,3 +64,21 @@ def test_diagflat_larger(bench, device):
         x = tf.constant(arr)
         result = bench(tnp.diagflat, x, 1)
     _check(result, np.diagflat(arr, 1), check_dtype=True)
+
+
+def _diagflat_at(k):
+    return lambda x: tnp.diagflat(x, k)
+
+
+# Upstream's testDiagFlat compares values only; training differentiates diagflat: the gradient is the cotangent's
+# k-th diagonal, shaped back like the input.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+@pytest.mark.parametrize("k", [-2, 0, 1])
+def test_diagflat_backward(backward, device, dtype, k):
+    x_np = np.arange(1.0, 7.0).reshape(2, 3)
+    if dtype.is_complex:
+        x_np = x_np - 1j * x_np[::-1]
+    with tf.device(device):
+        x = tf.constant(x_np, dtype=dtype)
+        grads = backward(_diagflat_at(k), x)
+    check_gradients(grads, _diagflat_at(k), (x,))

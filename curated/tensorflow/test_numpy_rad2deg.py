@@ -1,12 +1,18 @@
-"""tf.experimental.numpy.rad2deg: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest's unary-op checks against NumPy through MathTest.match, rtol 1e-6), on float tensors and arrays.
+"""tf.experimental.numpy.rad2deg: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest's match against NumPy, rtol 1e-6) and tensorflow/python/ops/numpy_ops/tests/np_test.py (LaxBackedNumpyTests.testOp for rad2deg over the float dtypes), on float tensors and arrays; UPSTREAM_TESTS below maps each to the cases here.
 
 rad2deg is implemented as x * (180 / pi) without converting its input, so Python lists and integer
 tensors are refused (TypeError) in TensorFlow 2.11 and 2.21 alike; the cases keep to float inputs."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.experimental.numpy.rad2deg", decile=40, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/tests/np_test.py::LaxBackedNumpyTests::testOp": [
+        "test_rad2deg_python_float", "test_rad2deg_float_tensors", "test_rad2deg_large", "test_rad2deg_backward"],
+}
 
 tnp = tf.experimental.numpy
 
@@ -51,3 +57,14 @@ def test_rad2deg_large(bench, device):
     with tf.device(device):
         result = bench(tnp.rad2deg, tf.constant(x_np))
     _check(result, np.rad2deg(x_np), np.float64)
+
+
+# Upstream's tests compare values only; training differentiates rad2deg all the same: the gradient is the cotangent
+# times 180 / pi.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16], ids=lambda d: d.name)
+def test_rad2deg_backward(backward, device, dtype):
+    x_np = np.linspace(-2 * np.pi, 2 * np.pi, 12).reshape(3, 4)
+    with tf.device(device):
+        x = tf.constant(x_np, dtype=dtype)
+        grads = backward(tnp.rad2deg, x)
+    check_gradients(grads, tnp.rad2deg, (x,))

@@ -1,9 +1,17 @@
-"""tf.experimental.numpy.true_divide: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest's binary-op checks for true_divide / divide: lists, scalars, arrays of several dtypes and broadcasting, compared with NumPy through MathTest.match), plus division by zero."""
+"""tf.experimental.numpy.true_divide: cases adapted from tensorflow/python/ops/numpy_ops/np_math_ops_test.py (MathTest's match against NumPy: lists, scalars, arrays of several dtypes and broadcasting) and tensorflow/python/ops/numpy_ops/tests/np_test.py (LaxBackedNumpyTests.testOp for true_divide), plus division by zero; UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.experimental.numpy.true_divide", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/tests/np_test.py::LaxBackedNumpyTests::testOp": [
+        "test_true_divide_same_dtype", "test_true_divide_python_values", "test_true_divide_broadcast",
+        "test_true_divide_mixed_dtypes", "test_true_divide_by_zero", "test_true_divide_large",
+        "test_true_divide_backward"],
+}
 
 tnp = tf.experimental.numpy
 
@@ -66,3 +74,19 @@ def test_true_divide_large(bench, device):
     with tf.device(device):
         result = bench(tnp.true_divide, tf.constant(a_np), tf.constant(b_np))
     _check(result, np.true_divide(a_np, b_np))
+
+
+# Upstream's tests compare values only; training differentiates both operands of a / b. Broadcast [3, 1] against
+# [1, 4], so each gradient is summed back to its own shape; b stays away from zero.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+def test_true_divide_backward(backward, device, dtype):
+    rng = np.random.default_rng(3)
+    a_np = rng.uniform(-2, 2, (3, 1))
+    b_np = rng.uniform(1, 2, (1, 4)) * rng.choice([-1, 1], (1, 4))
+    if dtype.is_complex:
+        a_np, b_np = a_np + 0.5j * a_np[::-1], b_np - 0.25j
+    with tf.device(device):
+        a, b = tf.constant(a_np, dtype=dtype), tf.constant(b_np, dtype=dtype)
+        grads = backward(tnp.true_divide, a, b)
+    assert [tuple(g.shape) for g in grads] == [(3, 1), (1, 4)]
+    check_gradients(grads, tnp.true_divide, (a, b))

@@ -1,9 +1,30 @@
-"""tf.linalg.set_diag: cases adapted from tensorflow/python/kernel_tests/array_ops/diag_op_test.py (MatrixSetDiagTest.testSquare, testRectangular, testSquareBatch, testRectangularBatch, the band (k = (low, high)) cases with each align option, testGrad), against a NumPy reference that writes each diagonal in place."""
+"""tf.linalg.set_diag: cases adapted from tensorflow/python/kernel_tests/array_ops/diag_op_test.py (MatrixSetDiagTest.testSquare, testRectangular, testSquareBatch, testRectangularBatch, the band (k = (low, high)) cases with each align option, testGrad), against a NumPy reference that writes each diagonal in place; UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.linalg.set_diag", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testSquare": [
+        "test_set_diag_main", "test_set_diag_band"],
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testRectangular": [
+        "test_set_diag_main", "test_set_diag_band", "test_set_diag_single_offdiagonal"],
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testSquareBatch": [
+        "test_set_diag_main", "test_set_diag_large"],
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testRectangularBatch": [
+        "test_set_diag_main", "test_set_diag_band"],
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testInvalidShape":
+        "tests the errors for inputs of too low a rank",
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testInvalidShapeAtEval":
+        "tests the errors for mismatched shapes fed to graph placeholders",
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testGrad": [
+        "test_set_diag_backward"],
+    "tensorflow/python/kernel_tests/array_ops/diag_op_test.py::MatrixSetDiagTest::testGradWithNoShapeInformation":
+        "graph-mode placeholders without a static shape: an eager tensor always has one, and the gradient values are "
+        "test_set_diag_backward's",
+}
 
 _ALIGNS = ["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"]
 
@@ -72,24 +93,25 @@ def test_set_diag_single_offdiagonal(bench, device, k):
     np.testing.assert_array_equal(result.numpy(), _set_diag_ref(x_np, diag_np, k))
 
 
-def test_set_diag_gradient(bench, device):
-    # testGrad: d/dx is the upstream gradient with the diagonal zeroed; d/ddiag is its diagonal.
-    x_np = _rand((2, 3, 4), np.float64, 6)
-    diag_np = _rand((2, 3), np.float64, 7)
-    g_np = _rand((2, 3, 4), np.float64, 8)
+def _set_diag_with(k, align):
+    return lambda x, diag: tf.linalg.set_diag(x, diag, k=k, align=align)
+
+
+# testGrad: the gradients with respect to the input (the cotangent with the diagonals zeroed) and to the diagonals
+# (the cotangent's diagonals), on square, wide and tall batches, the main diagonal and the band (-1, 1).
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+@pytest.mark.parametrize("x_shape,k,align", [((3, 4, 4), 0, "RIGHT_LEFT"), ((3, 3, 4), (-1, 1), "LEFT_RIGHT"),
+                                             ((3, 4, 3), (-1, 1), "RIGHT_RIGHT")],
+                         ids=["square", "wide_band", "tall_band"])
+def test_set_diag_backward(backward, device, dtype, x_shape, k, align):
+    band = () if np.isscalar(k) else (k[1] - k[0] + 1,)
+    diag_shape = x_shape[:-2] + band + (min(x_shape[-2:]),)
+    np_dtype = np.complex64 if dtype.is_complex else np.float64
     with tf.device(device):
-        x = tf.constant(x_np)
-        diag = tf.constant(diag_np)
-        with tf.GradientTape() as tape:
-            tape.watch([x, diag])
-            y = bench(tf.linalg.set_diag, x, diag)
-            loss = tf.reduce_sum(y * tf.constant(g_np))
-        dx, ddiag = tape.gradient(loss, [x, diag])
-    mask = np.zeros((3, 4))
-    mask[np.arange(3), np.arange(3)] = 1
-    np.testing.assert_allclose(dx.numpy(), g_np * (1 - mask), rtol=1e-12)
-    np.testing.assert_allclose(ddiag.numpy(), g_np[:, np.arange(3), np.arange(3)], rtol=1e-12)
-    np.testing.assert_array_equal(y.numpy(), _set_diag_ref(x_np, diag_np))
+        x = tf.constant(_rand(x_shape, np_dtype, 6), dtype=dtype)
+        diag = tf.constant(_rand(diag_shape, np_dtype, 7), dtype=dtype)
+        grads = backward(_set_diag_with(k, align), x, diag)
+    check_gradients(grads, _set_diag_with(k, align), (x, diag))
 
 
 def test_set_diag_large(bench, device):

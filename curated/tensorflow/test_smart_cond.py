@@ -1,13 +1,25 @@
-"""tf.__internal__.smart_cond.smart_cond: cases adapted from tensorflow/python/framework/smart_cond_test.py (SmartCondTest.testTrue, testFalse, testUnknown, testEval, testPlaceholderWithDefault), in graphs run by a Session as upstream, plus eager calls.
+"""tf.__internal__.smart_cond.smart_cond: cases adapted from tensorflow/python/framework/smart_cond_test.py (SmartCondTest.testTrue, testFalse, testUnknown, testEval, testPlaceholderWithDefault), in graphs run by a Session as upstream, plus eager calls; UPSTREAM_TESTS below maps each to the cases here.
 
 A known predicate (Python bool, or a tensor whose value is a graph-time constant) calls only the chosen
 branch; an unknown one builds a tf.cond."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.__internal__.smart_cond.smart_cond", decile=30, top20=False,
                                   paper_label="tf.python.framework.smart_cond")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/framework/smart_cond_test.py::SmartCondTest::testTrue": [
+        "test_smart_cond_python_bool", "test_smart_cond_eager", "test_smart_cond_backward"],
+    "tensorflow/python/framework/smart_cond_test.py::SmartCondTest::testFalse": [
+        "test_smart_cond_python_bool", "test_smart_cond_eager", "test_smart_cond_backward"],
+    "tensorflow/python/framework/smart_cond_test.py::SmartCondTest::testUnknown": ["test_smart_cond_unknown"],
+    "tensorflow/python/framework/smart_cond_test.py::SmartCondTest::testEval": ["test_smart_cond_constant_folded"],
+    "tensorflow/python/framework/smart_cond_test.py::SmartCondTest::testPlaceholderWithDefault": [
+        "test_smart_cond_placeholder_with_default"],
+}
 
 smart_cond = tf.__internal__.smart_cond.smart_cond
 
@@ -70,3 +82,23 @@ def test_smart_cond_eager(bench, device, pred):
         x = tf.constant(x_np)
         result = bench(smart_cond, tf.constant(pred), lambda: tf.square(x), lambda: -x)
     np.testing.assert_array_equal(result.numpy(), np.square(x_np) if pred else -x_np)
+
+
+def _branch_of(pred):
+    return lambda x: smart_cond(pred, lambda: tf.square(x), lambda: -x)
+
+
+# Upstream checks which branch runs, not gradients; training differentiates through the branch taken (2 x times the
+# cotangent, or minus it). The predicate is a tensor: eagerly its value is known, while inside a compiled function
+# it is a captured input, so smart_cond builds a tf.cond and the gradient goes through it.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+@pytest.mark.parametrize("pred", [True, False], ids=["true", "false"])
+def test_smart_cond_backward(backward, device, dtype, pred):
+    x_np = np.linspace(-2, 2, 12).reshape(3, 4)
+    if dtype.is_complex:
+        x_np = x_np + 0.5j * x_np[::-1]
+    with tf.device(device):
+        x = tf.constant(x_np, dtype=dtype)
+        branch = _branch_of(tf.constant(pred))
+        grads = backward(branch, x)
+    check_gradients(grads, branch, (x,))

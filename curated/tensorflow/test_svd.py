@@ -1,9 +1,20 @@
-"""tf.linalg.svd: cases adapted from tensorflow/python/kernel_tests/linalg/svd_op_test.py (SvdOpTest.testEmptyBatches and the generated SvdOpTest.test_Svd_<dtype>_<shape>_compute_uv_<..>_full_<..> cases, SvdGradOpTest.test_SvdGrad_<dtype>_<shape>_compute_uv_False)."""
+"""tf.linalg.svd: cases adapted from tensorflow/python/kernel_tests/linalg/svd_op_test.py (SvdOpTest.testEmptyBatches and the generated SvdOpTest.test_Svd_<dtype>_<shape>_compute_uv_<..>_full_<..> cases, SvdGradOpTest.test_SvdGrad_<dtype>_<shape>_compute_uv_<..>_full_False, SvdGradGradOpTest); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.linalg.svd", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/linalg/svd_op_test.py::SvdOpTest::testEmptyBatches": ["test_svd_empty"],
+    "tensorflow/python/kernel_tests/linalg/svd_op_test.py::SvdOpTest::test_Svd": [
+        "test_svd_compute_uv", "test_svd_full_matrices", "test_svd_values_only", "test_svd_empty"],
+    "tensorflow/python/kernel_tests/linalg/svd_op_test.py::SvdGradOpTest::test_SvdGrad": [
+        "test_svd_values_backward", "test_svd_vectors_backward"],
+    "tensorflow/python/kernel_tests/linalg/svd_op_test.py::SvdGradGradOpTest::test_SvdGradGrad":
+        "second derivatives: the study's TensorFlow check compares first derivatives only",
+}
 
 _DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 
@@ -120,19 +131,44 @@ def test_svd_empty(bench, device, shape):
     np.testing.assert_array_equal(s.numpy(), np.zeros(batch + (k,), np.float32))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
-@pytest.mark.parametrize("shape", [(10, 11), (11, 10), (3, 5, 11)], ids=str)
-def test_svd_gradient(bench, device, dtype, shape):
-    # SvdGradOpTest, compute_uv=False: d sum(s) / d a = u v^H for distinct singular values.
-    a = _matrix(shape, dtype)
-    tol = 3e-2 if dtype == np.float32 else 1e-6  # upstream's gradient tolerances
+# SvdGradOpTest's tolerances against finite differences: 3e-2 in single precision, 1e-6 in double (here they also
+# bound the gradient against the CPU's float64 one), with its step 0.1 eps^(1/3): the default step is too coarse for
+# the curvature of the singular values.
+_GRAD_TOL = {np.float32: 3e-2, np.complex64: 3e-2, np.float64: 1e-6, np.complex128: 1e-6}
+_DELTA = 0.1 * np.finfo(np.float64).eps ** (1.0 / 3.0)
+
+
+def _singular_values(a):
+    return tf.linalg.svd(a, compute_uv=False)
+
+
+def _svd_fixed_signs(a):
+    """s, u and v flattened into one vector (the finite-difference check takes one output), with each pair of
+    singular vectors turned so that the first row of u (of v for a wide matrix) is non-negative: the vectors are
+    unique only up to sign, and a gradient through them is defined only for a function that does not depend on it."""
+    s, u, v = tf.linalg.svd(a, full_matrices=False, compute_uv=True)
+    lead = u if a.shape[-2] >= a.shape[-1] else v
+    sign = tf.sign(lead[..., 0:1, :])
+    return tf.concat([tf.reshape(s, [-1]), tf.reshape(u * sign, [-1]), tf.reshape(v * sign, [-1])], 0)
+
+
+# SvdGradOpTest, compute_uv=False: the gradient of the singular values (u v^H contracted with the cotangent), real
+# and complex, square, tall, wide and batched.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64], ids=lambda d: d.__name__)
+@pytest.mark.parametrize("shape", [(10, 11), (11, 10), (3, 5, 5)], ids=str)
+def test_svd_values_backward(backward, device, dtype, shape):
     with tf.device(device):
-        x = tf.constant(a)
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            s = bench(tf.linalg.svd, x, compute_uv=False)
-            total = tf.reduce_sum(s)
-        grad = tape.gradient(total, x)
-    u_np, _, vh_np = np.linalg.svd(_wide(a), full_matrices=False)
-    np.testing.assert_allclose(grad.numpy(), u_np @ vh_np, rtol=tol, atol=tol)
-    _check_singular_values(s.numpy(), a, _tolerance(dtype, device))
+        x = tf.constant(_matrix(shape, dtype, seed=7))
+        grads = backward(_singular_values, x)
+    check_gradients(grads, _singular_values, (x,), tol=_GRAD_TOL[dtype], jacobian_tol=1e-6, delta=_DELTA)
+
+
+# SvdGradOpTest, compute_uv=True (real types, as upstream): the gradient through s, u and v at once, with the
+# vectors' signs fixed as upstream fixes them.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
+@pytest.mark.parametrize("shape", [(6, 5), (5, 6), (3, 4, 4)], ids=str)
+def test_svd_vectors_backward(backward, device, dtype, shape):
+    with tf.device(device):
+        x = tf.constant(_matrix(shape, dtype, seed=8))
+        grads = backward(_svd_fixed_signs, x)
+    check_gradients(grads, _svd_fixed_signs, (x,), tol=_GRAD_TOL[dtype], jacobian_tol=1e-6, delta=_DELTA)
