@@ -36,8 +36,9 @@ _running: Optional[set] = None  # the worker's processes after the last case end
 def pytest_configure(config: pytest.Config) -> None:
     global _worker, _adopting
     config.addinivalue_line(
-        "markers", "function(name, decile=None, top20=False, paper_label=None): the function a curated module "
-                   "covers (the study's sample gives its usage decile, top-20 flag and label; your own, the name)"
+        "markers", "function(name, decile=None, top20=False, paper_label=None, called_as=None): the function a "
+                   "curated module covers (the study's sample gives its usage decile, top-20 flag and label; your own, "
+                   "the name); called_as: the path the study called it by, where a release lacks the public name"
     )
     config.addinivalue_line(
         "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
@@ -243,8 +244,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     try:
         w.adapter.resolve(state.function)
     except LookupError as e:
+        # Where the public name is absent, the path the study called it by (the marker's called_as), recorded.
+        called_as = item.get_closest_marker("function").kwargs.get("called_as")
+        if called_as and _resolves(w.adapter, called_as):
+            state.extra["called_as"] = called_as
+            return
         state.missing = str(e)
         pytest.skip(_MISSING_PREFIX + str(e))
+
+
+def _resolves(adapter: Any, name: str) -> bool:
+    try:
+        adapter.resolve(name)
+    except LookupError:
+        return False
+    return True
 
 
 @pytest.hookimpl(hookwrapper=True)
