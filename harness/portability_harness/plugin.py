@@ -179,7 +179,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         outcome, message, fields = "not_applicable", inapplicable, {}
     if w.adapter.model:
         fields["tpu"] = tpu_model.forecast(outcome, fields.get("category"), message, state.gaps, state.risk,
-                                           state.ops, state.stage, state.fallback)
+                                           state.ops, state.stage, state.fallback,
+                                           w.adapter.failure_reason(state.chain) if outcome == "failed" else None)
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
     phases = state.phases()
     w.write_case(

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from portability_harness.records.schema import first_line
+
 VERDICTS = ("runs", "fails", "numerics_risk", "not_applicable")
 
 # The TPU's default arithmetic, as a relative error of a float32 result (complex64 alike):
@@ -72,9 +74,10 @@ class ProbeVoid(Exception):
 
 def forecast(outcome: str, category: Optional[str], message: Optional[str], gaps: Sequence[str],
              risk: Optional[str], ops: Sequence[Tuple[str, str]], stage: Optional[str] = None,
-             fallback: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
+             fallback: Optional[Dict[str, Any]] = None, reason: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """A case's forecast for a TPU from its run in the model cell: its outcome there, the ops the TPU lacks
-    (`gaps`: "op (dtype): why"), and `risk` (what its check refused in the numerics probe, or None). None where the
+    (`gaps`: "op (dtype): why"), and `risk` (what its check refused in the numerics probe, or None); `reason`: what a
+    failure was, where the adapter reads more than its message says (Adapter.failure_reason). None where the
     case says nothing of the TPU (skipped, missing from this version, interrupted, our own case's error)."""
     listed = [list(o) for o in sorted(set(map(tuple, ops)))][:MAX_OPS]
     if outcome in ("skipped", "missing_api", "interrupted") or category == "case_error":
@@ -84,9 +87,12 @@ def forecast(outcome: str, category: Optional[str], message: Optional[str], gaps
                 "ops": listed}
     if gaps:
         return {"verdict": "fails", "reason": "no TPU kernel: " + "; ".join(gaps), "ops": listed}
+    if outcome == "failed" and reason:
+        return {"verdict": "fails", "reason": reason, "ops": listed}
     if outcome == "failed":
         where = f" at {stage}" if stage and stage not in ("execute", "setup") else ""
-        return {"verdict": "fails", "reason": f"{category or 'failed'}{where}: {message or 'no message'}", "ops": listed}
+        return {"verdict": "fails", "reason": f"{category or 'failed'}{where}: {first_line(message) or 'no message'}",
+                "ops": listed}
     if risk:
         return {"verdict": "numerics_risk", "reason": risk, "ops": listed}
     reason = None

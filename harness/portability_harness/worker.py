@@ -104,11 +104,16 @@ class Worker:
             environment = dict(environment, JAX_PLATFORMS=environment["JAX_PLATFORMS"] + ",cpu")
         os.environ.update(environment)
         self.adapter.tpu_dtypes = self.cfg.tpu_dtypes
+        self.adapter.declared_table = self.declared_table
         try:
             self.adapter.setup(self.cfg.device, self.cfg.mode, self.cfg.compiler)
         except DeviceUnavailable as e:
             why = telling_line(self.cfg.log_path)  # the framework's own warning, in the log the worker writes
             self.fail(Exit.DEVICE_UNAVAILABLE, f"{e}" + (f" (its log: {why})" if why else ""))
+        if self.adapter.model:
+            # The TPU model's cells give verdicts, not latencies (XLA's CPU backend op by op says nothing of a TPU's
+            # speed): one timed call, as paper mode times; the forecast's untimed calls follow it.
+            self.policy = Policy.named("paper")
         missing = self.adapter.compiler_missing() if self.cfg.compiler == "compiled" else None
         if missing:  # a set-up that cannot compile anything is the cell's verdict, not a failure of every case
             self.fail(Exit.INCOMPATIBLE_DEVICE, missing)

@@ -23,6 +23,8 @@ class Adapter:
         self.compiler = "eager"  # protocol.COMPILERS
         self.handle: Any = None  # what the `device` fixture returns
         self.tpu_dtypes = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules
+        # What the framework declares it supports (declared.read), as the worker reads it: once, when first asked.
+        self.declared_table: Callable[[], Optional[Dict[str, Any]]] = lambda: None
 
     # --- before and at import -------------------------------------------------------------
     def environment(self, device: str, mode: str) -> Dict[str, str]:
@@ -146,6 +148,11 @@ class Adapter:
     def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
         """The executed ops a TPU has no kernel or lowering for, each "op (dtype): why"."""
         return []
+
+    def failure_reason(self, chain: List[Tuple[str, str]]) -> Optional[str]:
+        """What a failure on the XLA device was, in the framework's terms (the op and dtype it could not place or
+        lower), where its message does not say it plainly; None: the message is the forecast's reason."""
+        return None
 
     def not_applicable(self, chain: List[Tuple[str, str]]) -> Optional[str]:
         """Why a failure (its exception chain: [type name, message] pairs) is the case's input that cannot exist on

@@ -1,10 +1,13 @@
-"""TensorFlow: CPU, CUDA GPU and TPU devices, placed with tf.device and the placement mode recorded."""
+"""TensorFlow: CPU, CUDA GPU and TPU devices, placed with tf.device and the placement mode recorded; the TPU model on
+XLA's CPU device (its TPU rules: tensorflow_tpu.py)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
+from . import tensorflow_tpu as tpu
 from .base import Adapter, DeviceUnavailable, off_device
 
 # xla-cpu: the TPU model (tpu_model.py), each eager op on XLA's CPU device (TF_XLA_FLAGS=--tf_xla_enable_xla_devices)
@@ -21,9 +24,19 @@ class TensorFlowAdapter(Adapter):
     module = "tensorflow"
     aliases = {"tf": "tensorflow"}
     devices = ("cpu", "cuda", "tpu", "xla-cpu")
+    matmul_ops, transcendental_ops = tpu.MATMUL_OPS, tpu.TRANSCENDENTAL_OPS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._prepared: Optional[Callable[[], Any]] = None  # the case's call as timed
+        self._placed_off: List[Tuple[str, str, str]] = []  # a failed call's ops run again with soft placement
+        self._device_ops: Optional[Set[str]] = None  # tensorflow_tpu.device_ops, read once
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
-        if device in ("cpu", "xla-cpu"):
+        if device == "xla-cpu":
+            return {"TF_CPP_MIN_LOG_LEVEL": "2", "XLA_FLAGS": " ".join([os.environ.get("XLA_FLAGS", ""),
+                                                                        *_quick_compile()]).strip()}
+        if device == "cpu":
             return {"TF_CPP_MIN_LOG_LEVEL": "2"}
         # On a device, warnings stay in the log: they say why TensorFlow sees no GPU ("Cannot dlopen some GPU
         # libraries"). A GPU newer than the build's machine code runs its PTX through the driver's JIT: a cache
@@ -33,9 +46,6 @@ class TensorFlowAdapter(Adapter):
     def _setup(self) -> None:
         import tensorflow as tf
 
-        if self.mode == "paper":
-            # The 2023 study ran with soft placement off: an op without a kernel on the device fails.
-            tf.config.set_soft_device_placement(False)
         kind = _TF_TYPE[self.device_kind]
         if self.device_kind == "tpu":
             try:
@@ -76,12 +86,79 @@ class TensorFlowAdapter(Adapter):
     def facts(self) -> Dict[str, Any]:
         import tensorflow as tf
 
-        return {"soft_device_placement": tf.config.get_soft_device_placement()}
+        facts = {"soft_device_placement": tf.config.get_soft_device_placement(),
+                 "timed_soft_device_placement": not self._strict}
+        return dict(facts, xla_flags=os.environ.get("XLA_FLAGS")) if self.device_kind == "xla-cpu" else facts
 
     def scope(self):
         import tensorflow as tf
 
+        self._placed_off = []
         return tf.device(self.handle)
+
+    @property
+    def _strict(self) -> bool:
+        """Soft placement off around the timed calls: the 2023 study's setting (paper mode), and the TPU model's (an op
+        without a kernel on the device fails, as it did on the study's TPU). Setup and checks keep the default."""
+        return self.mode == "paper" or self.model
+
+    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Callable[[], Any]:
+        self._prepared = super().prepare(fn, args, kwargs)
+        return self._prepared
+
+    @contextlib.contextmanager
+    def timed(self) -> Iterator[None]:
+        import tensorflow as tf
+
+        if not self._strict:
+            yield
+            return
+        soft = tf.config.get_soft_device_placement()
+        tf.config.set_soft_device_placement(False)
+        try:
+            yield
+        except Exception as e:
+            tf.config.set_soft_device_placement(soft)
+            if self.model and self._prepared is not None and tpu.placement_failed(str(e)):
+                # The op the device had no kernel for, with its dtypes: the call again, where soft placement puts
+                # that op on another device (placement errors name the op only).
+                self._placed_off = self._record(self._prepared)
+            raise
+        finally:
+            tf.config.set_soft_device_placement(soft)
+
+    def _record(self, call: Callable[[], Any]) -> List[Tuple[str, str, str]]:
+        out = None
+        with tpu.Recorder() as seen:
+            try:
+                out = call()
+            except Exception:  # what ran before the call raised is recorded
+                pass
+        try:
+            self.sync(out)  # (outside: the device barrier is an op of its own)
+        except Exception:
+            pass
+        return seen.ops
+
+    def executed_ops(self, call: Callable[[], Any], fn: Callable[..., Any], args: tuple,
+                     kwargs: dict) -> List[Tuple[str, str]]:
+        """The ops of one call as timed (strict placement), those the device ran (an op the case placed on the host
+        runs on a TPU's host too)."""
+        with self.timed():
+            ops = self._record(call)
+        return [(op, dtype) for op, dtype, device in ops if not device or _TF_TYPE[self.device_kind] in device]
+
+    def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
+        table = self.declared_table()  # (its reading compiles once, which registers XLA's compilation kernels)
+        if self._device_ops is None:
+            self._device_ops = tpu.device_ops()
+        return tpu.gaps(ops, table, self._device_ops)
+
+    def failure_reason(self, chain: List[Tuple[str, str]]) -> Optional[str]:
+        return tpu.failure_reason("\n".join(m for _, m in chain), self._placed_off)
+
+    def perturb(self, out: Any, relative: float) -> Any:
+        return tpu.perturb(out, relative)
 
     # tf.function(jit_compile=True) traces ahead of the call; XLA lowers and compiles the graph at its first call.
     compiles_on_first_call = True
@@ -124,8 +201,10 @@ class TensorFlowAdapter(Adapter):
     def sync(self, out: Any) -> None:
         import tensorflow as tf
 
-        if self.device_kind == "cpu":
-            return  # an eager CPU kernel has run when the op returns: nothing is queued
+        if self.device_kind == "cpu" or not tf.executing_eagerly():
+            # An eager CPU kernel has run when the op returns, and building a graph runs nothing: nothing is queued
+            # (and the device barrier refuses to run inside a graph).
+            return
         sync_devices = getattr(getattr(tf.test, "experimental", None), "sync_devices", None)
         if sync_devices is not None:
             sync_devices()  # waits for the device's queue without copying any output back to the host
@@ -148,3 +227,28 @@ class TensorFlowAdapter(Adapter):
             if getattr(t, "device", "") and tf.DeviceSpec.from_string(t.device).device_type != kind
         ]
         return off_device(devices)
+
+
+def _python_value(tf: Any, value: Any) -> bool:
+    """A plain Python or NumPy value, a shape or a dtype: what tf.function would make a constant tensor of."""
+    import numpy as np
+
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic, np.ndarray,
+                                               tf.TensorShape, tf.DType))
+
+
+def _quick_compile() -> List[str]:
+    """XLA flags for quick compilation on the CPU. The TPU model compiles each op it meets, once per shape and dtype,
+    as a TPU does; its question is which ops run, not how fast, and compiling took most of its time (six SVDs: 13-16 s
+    of CPU on TensorFlow 2.21, 2-3.5 s with these flags; 4 s and 1.2 s on 2.11): LLVM without its optimisations, and
+    from 2.21 (verified there; older releases die on a flag they do not know) without XLA's MLIR fusion emitters."""
+    from importlib import metadata
+
+    flags = ["--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true"]
+    for name in ("tensorflow", "tensorflow-cpu"):
+        try:
+            version = tuple(int(x) for x in re.findall(r"\d+", metadata.version(name))[:2])
+        except metadata.PackageNotFoundError:
+            continue
+        return flags + (["--xla_cpu_use_fusion_emitters=false"] if version >= (2, 21) else [])
+    return flags
