@@ -27,6 +27,8 @@ from portability_harness.worker import Worker
 from portability_harness.worker_process import RETIRED
 
 _MISSING_PREFIX = "missing_api: "
+# Categories a compiled failure keeps whatever the compiler said: our own case's bug, and the process's limits.
+_NOT_THE_COMPILERS = ("case_error", "memory", "timeout", "crash")
 
 _worker: Optional[Worker] = None
 _adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
@@ -164,6 +166,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         fields = w.category(state.case_id, state.chain, in_case, state.function, params.values())
         if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
             fields["category_source"] = "db"  # the case's own database expects this failure (census)
+        why = (w.adapter.not_compilable(state.chain, state.stage) if w.cfg.compiler == "compiled"
+               and fields.get("category") not in _NOT_THE_COMPILERS and fields.get("category_source") != "annotation"
+               else None)
+        if why:  # the function cannot be compiled whole, whatever the device: not a device's missing kernel
+            message, fields = why, {"category": "not_compilable", "category_source": "compiler"}
         if state.stage == "check" and w.cfg.compiler == "compiled" and divergence.diverged(state.divergence):
             # The case's own check, with its own tolerance, refused an output that differs from the eager one.
             fields = {"category": "precision", "category_source": "divergence"}

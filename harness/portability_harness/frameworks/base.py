@@ -6,6 +6,8 @@ import importlib
 import platform
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from portability_harness.classify import describe
+
 
 class DeviceUnavailable(Exception):
     """The cell's device is absent or the framework cannot use it; nothing is run on another device."""
@@ -96,6 +98,13 @@ class Adapter:
         """The stage a compiled case failed in, given the error and the stage it had entered (a first call that
         compiles raises compiler errors and the function's own alike)."""
         return stage
+
+    def not_compilable(self, chain: List[Tuple[str, str]], stage: str) -> Optional[str]:
+        """Why a compiled case's failure (its exception chain) is the function not compilable whole, whatever the
+        device, or None. Recorded as the category not_compilable with this as its message. A failure at trace is:
+        tracing runs the case's Python symbolically before any device is involved, and code that cannot be traced
+        (a graph and session, objects built in the call) still runs eagerly, op by op, on any device."""
+        return describe(chain) if stage == "trace" else None
 
     def eager(self) -> "contextlib.AbstractContextManager[Any]":
         """Entered around the eager reference call of a compiled case (JAX: with jit disabled)."""

@@ -17,6 +17,9 @@ _TF_TYPE = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU", "xla-cpu": "XLA_CPU"}
 _UNLOWERED = re.compile(r"unsupported operations? when trying to compile|No registered '\w+' OpKernel for XLA_|"
                         r"not compilable|XLA can't deduce compile time constant", re.I)
 _COMPILE_FAILED = re.compile(r"XLA compilation|compil(e|ing) (the )?(graph|cluster)|XlaCompile|tf2xla", re.I)
+# Variables created in the call, which tf.function lifts out of the function while it traces (TensorFlow 2.11 raises
+# UnliftableError at trace, current releases this at the first call).
+_UNLIFTED = re.compile(r"failed to lift variable creations", re.I)
 
 
 class TensorFlowAdapter(Adapter):
@@ -167,19 +170,43 @@ class TensorFlowAdapter(Adapter):
                 stage: Callable[[str], None]) -> Tuple[Callable[[], Any], List[str]]:
         """tf.function with jit_compile=True: XLA must take the whole function (an op it cannot lower fails the
         call; TensorFlow never falls back to its own kernels under it, so there are no fallback ops to list).
-        Tensors are its arguments, Python values constants of the trace."""
+        Tensors are its arguments, Python values constants of the trace. Python values it returns (an int, a shape, a
+        dtype) are constants of the trace too: the call returns them as the trace made them, as the eager call does,
+        where tf.function would turn them into tensors."""
         import tensorflow as tf
 
-        compiled = tf.function(lambda *a, **k: fn(*a, **k), jit_compile=True)
+        kept: Dict[str, Any] = {}
+
+        def traced(*a: Any, **k: Any) -> List[Any]:
+            out = fn(*a, **k)
+            leaves = tf.nest.flatten(out)
+            kept["out"], kept["python"] = out, {i: v for i, v in enumerate(leaves) if _python_value(tf, v)}
+            return [v for i, v in enumerate(leaves) if i not in kept["python"]]
+
+        compiled = tf.function(traced, jit_compile=True)
         stage("trace")
         compiled.get_concrete_function(*args, **kwargs)
-        return (lambda: compiled(*args, **kwargs)), []
+
+        def call() -> Any:
+            computed = iter(compiled(*args, **kwargs))
+            python = kept["python"]
+            leaves = [python[i] if i in python else next(computed) for i in range(len(tf.nest.flatten(kept["out"])))]
+            return tf.nest.pack_sequence_as(kept["out"], leaves)
+
+        return call, []
 
     def failed_stage(self, error: BaseException, stage: str) -> str:
         if stage != "compile":
             return stage
         text = str(error)
+        if _UNLIFTED.search(text):
+            return "trace"
         return "lower" if _UNLOWERED.search(text) else "compile" if _COMPILE_FAILED.search(text) else "execute"
+
+    def not_compilable(self, chain: List[Tuple[str, str]], stage: str) -> Optional[str]:
+        """A failure at trace, and a value XLA cannot hold (a string, a dataset's variant, a resource) crossing into or
+        out of the compiled function: XLA has no such value on any device, which is no missing kernel."""
+        return tpu.boundary_failure("\n".join(m for _, m in chain)) or super().not_compilable(chain, stage)
 
     def host_arrays(self, out: Any) -> List[Tuple[Any, str]]:
         found = []
