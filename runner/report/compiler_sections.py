@@ -142,11 +142,14 @@ def tpu_forecast(r: Results) -> Section:
         cases = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == xla)]
         ops = cases.dropna(subset=["fallback"]).groupby("function")["fallback"].agg(
             lambda f: ", ".join(sorted({op for x in f if isinstance(x, dict) for op in x.get("ops", [])})))
-        # Where the function's failing cases stopped: a function that fails only at `trace` cannot be compiled
-        # whole, yet a TPU user's eager program runs its ops one by one through XLA, which tracing does not limit.
-        # (a case killed at the timeout has no stage: it is not counted here)
-        stopped = cases[cases["outcome"] == "failed"].groupby("function")["stage"].agg(
-            lambda st: tables.joined(st.dropna()))
+        # Where the function's failing cases stopped, and whether each failure is the function not compilable whole
+        # (at trace, or a value XLA cannot hold at the compiled function's boundary: category not_compilable; records
+        # before it say stage trace): such a function may still run on a TPU, whose user's eager program sends its
+        # ops one by one through XLA. (A case killed at the timeout has no stage: it is not counted here.)
+        failed = cases[cases["outcome"] == "failed"]
+        stopped = failed.groupby("function")["stage"].agg(lambda st: tables.joined(st.dropna()))
+        not_whole = (failed["category"] == "not_compilable") | (failed["stage"] == "trace")
+        only_not_whole = not_whole.groupby(failed["function"]).all()
         version = cases["framework_version"].iloc[0]
         table = declared_tables.table_for(fw, version, where)
         forecast = v.get(xla, pd.Series(dtype=object)).dropna()
@@ -165,9 +168,10 @@ def tpu_forecast(r: Results) -> Section:
         ran = forecast[forecast.isin(tables.RAN)]
         text = (f"{fw}: {int((ran == 'pass').sum())} of {len(ran)} functions pass under XLA on the CPU "
                 f"({100 * (ran == 'pass').mean():.0f} %)" if len(ran) else f"{fw}: no function ran under XLA")
-        only_trace = [f for f in ran.index if ran[f] in tables.FAILED and stopped.get(f) == "trace"]
+        only_trace = [f for f in ran.index if ran[f] in tables.FAILED and only_not_whole.get(f, False)]
         if only_trace:
-            text += f", {len(only_trace)} more fail only at trace (not compilable whole; op by op they may run)"
+            text += (f", {len(only_trace)} more fail only as not compilable whole (at trace, or a value XLA cannot "
+                     f"hold at its boundary; op by op they may run)")
         if fw in study.index:
             text += f"; the study's v3-8 TPU: {study.loc[fw, 'pass_pct']:.0f} % pass"
         if agree:
