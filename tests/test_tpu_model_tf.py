@@ -42,10 +42,13 @@ with a.scope():
         found["function"] = "ran"
     except tf.errors.InvalidArgumentError as e:
         found["function"] = a.failure_reason([(type(e).__name__, str(e))])
-    # Its ops are what one call executes: the function's graph, read from its definition.
+    # Its ops are what the timed call executes: the function's graph, read from its definition.
     exp = tf.function(lambda v: tf.math.exp(tf.cast(v, tf.complex128)))
     exp(x)
-    found["ops"] = a.executed_ops(lambda: exp(x), None, (), {})
+    call = a.prepare(exp, (x,), {})
+    with a.timed():
+        call()
+    found["ops"] = a.executed_ops(call, exp, (x,), {})
 print(json.dumps(found))
 """
 

@@ -32,15 +32,15 @@ class TensorFlowAdapter(Adapter):
     def __init__(self) -> None:
         super().__init__()
         self._prepared: Optional[Callable[[], Any]] = None  # the case's call as timed
+        self._seen: Optional[List[Tuple[str, str, str]]] = None  # the ops its first run executed (TPU model)
         self._placed_off: List[Tuple[str, str, str]] = []  # a failed call's ops run again with soft placement
         self._device_ops: Optional[Set[str]] = None  # tensorflow_tpu.device_ops, read once
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
-        if device == "xla-cpu":
-            return {"TF_CPP_MIN_LOG_LEVEL": "2", "XLA_FLAGS": " ".join([os.environ.get("XLA_FLAGS", ""),
-                                                                        *_quick_compile()]).strip()}
-        if device == "cpu":
-            return {"TF_CPP_MIN_LOG_LEVEL": "2"}
+        if device in ("cpu", "xla-cpu"):
+            flags = _quick_compile() if device == "xla-cpu" else []
+            return dict({"TF_CPP_MIN_LOG_LEVEL": "2"},
+                        **({"XLA_FLAGS": " ".join([os.environ.get("XLA_FLAGS", ""), *flags]).strip()} if flags else {}))
         # On a device, warnings stay in the log: they say why TensorFlow sees no GPU ("Cannot dlopen some GPU
         # libraries"). A GPU newer than the build's machine code runs its PTX through the driver's JIT: a cache
         # large enough for every kernel keeps that cost to the first start.
@@ -106,8 +106,21 @@ class TensorFlowAdapter(Adapter):
         return self.mode == "paper" or self.model
 
     def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Callable[[], Any]:
-        self._prepared = super().prepare(fn, args, kwargs)
-        return self._prepared
+        """The call; in the TPU model, its first run records the ops it executes (executed_ops): a second run only to
+        read them cost as much as the first where XLA's CPU code is slow (a 1000 x 1000 cumprod: 98 s each)."""
+        call = self._prepared = super().prepare(fn, args, kwargs)
+        self._seen = None
+        if not self.model:
+            return call
+
+        def first_recorded() -> Any:
+            if self._seen is not None:
+                return call()
+            with tpu.Recorder() as seen:
+                self._seen = seen.ops
+                return call()
+
+        return first_recorded
 
     @contextlib.contextmanager
     def timed(self) -> Iterator[None]:
@@ -145,10 +158,12 @@ class TensorFlowAdapter(Adapter):
 
     def executed_ops(self, call: Callable[[], Any], fn: Callable[..., Any], args: tuple,
                      kwargs: dict) -> List[Tuple[str, str]]:
-        """The ops of one call as timed (strict placement), those the device ran (an op the case placed on the host
-        runs on a TPU's host too)."""
-        with self.timed():
-            ops = self._record(call)
+        """The ops of the call's first run as timed (strict placement; else of one more run), those the device ran (an
+        op the case placed on the host runs on a TPU's host too)."""
+        ops = self._seen
+        if ops is None:
+            with self.timed():
+                ops = self._record(call)
         return [(op, dtype) for op, dtype, device in ops if not device or _TF_TYPE[self.device_kind] in device]
 
     def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
@@ -265,17 +280,19 @@ def _python_value(tf: Any, value: Any) -> bool:
 
 
 def _quick_compile() -> List[str]:
-    """XLA flags for quick compilation on the CPU. The TPU model compiles each op it meets, once per shape and dtype,
-    as a TPU does; its question is which ops run, not how fast, and compiling took most of its time (six SVDs: 13-16 s
-    of CPU on TensorFlow 2.21, 2-3.5 s with these flags; 4 s and 1.2 s on 2.11): LLVM without its optimisations, and
-    from 2.21 (verified there; older releases die on a flag they do not know) without XLA's MLIR fusion emitters."""
+    """XLA flags for quick compilation on the CPU, from TensorFlow 2.21 (verified there). The TPU model compiles each
+    op it meets, once per shape and dtype, as a TPU does; its question is which ops run, not how fast, and compiling
+    took most of its time: six SVDs took 13-16 s of CPU on 2.21, 2-3.5 s without XLA's MLIR fusion emitters and LLVM's
+    optimisations. Not before 2.21: 2.11 dies on a flag it does not know (the fusion emitters'), and there LLVM
+    without optimisations ran XLA's reduce-window loops 50 times slower (a 1000 x 1000 cumprod: 16 s, not 0.3)."""
     from importlib import metadata
 
-    flags = ["--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true"]
     for name in ("tensorflow", "tensorflow-cpu"):
         try:
             version = tuple(int(x) for x in re.findall(r"\d+", metadata.version(name))[:2])
         except metadata.PackageNotFoundError:
             continue
-        return flags + (["--xla_cpu_use_fusion_emitters=false"] if version >= (2, 21) else [])
-    return flags
+        if version >= (2, 21):
+            return ["--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0",
+                    "--xla_llvm_disable_expensive_passes=true"]
+    return []
