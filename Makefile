@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: matrix test test-docker test-ray test-xla report images device-check bench-overhead bench-timing clean
+.PHONY: matrix test test-docker test-ray test-xla report atlas images device-check bench-overhead bench-timing docs clean
 
 $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: the runner needs Python 3.11+ on the host; set PYTHON=/path/to/python3.11")'
@@ -32,13 +32,28 @@ test-xla: $(BIN)/.installed  ## torch_xla on the CPU (PJRT_DEVICE=CPU): its fall
 report: $(BIN)/.installed  ## report.md, report.html and figures/ of the latest run (RUN=results/<id> for another)
 	$(BIN)/runner report $(RUN)
 
+atlas: $(BIN)/.installed  ## a static site of every run in results/reference/ (and RESULTS=folders) in site/; open site/index.html
+	$(BIN)/runner report --site --out site results/reference/*/ $(RESULTS)
+
 images: $(BIN)/.installed  ## build the images of matrix.toml's cells (BASE=image to build on an offline base)
 	$(BIN)/runner images build $(if $(BASE),--base $(BASE))
 
 # No .venv, no network, no Docker: the interpreter measured is PYTHON itself (its own frameworks and pytest).
-device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees (RESULTS=folder)
+device-check:  ## on a GPU or TPU machine: every framework PYTHON has, on every device it sees, within BUDGET_S (840)
 	$(PYTHON) scripts/device_check.py --python $(PYTHON) $(if $(RESULTS),--out $(RESULTS)) \
-	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS))
+	  $(foreach f,$(FUNCTIONS),--functions '$(f)') $(foreach o,$(CENSUS_OPS),--census-ops '$(o)') $(if $(STEPS),--steps $(STEPS)) \
+	  $(if $(BUDGET_S),--budget-s $(BUDGET_S)) $(if $(LANES),--lanes $(LANES))
+
+# The user guide's tools (pyproject.toml's `docs` extra) go into .venv beside the runner, only when asked for.
+$(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[docs]'
+	@touch $@
+
+# -E reads every page each time (an unchanged page would not repeat its warning), -W makes a warning fail the
+# build, -n reports every link to a page or heading that does not exist, --keep-going lists them all first.
+# External links are not checked: that needs the network, and the guide keeps them to a minimum.
+docs: $(BIN)/.docs-installed  ## the user guide, docs/ into docs/_build/html (open index.html there)
+	$(BIN)/sphinx-build -E -W --keep-going -n -q -b html docs docs/_build/html
 
 bench-overhead: $(BIN)/.installed
 	$(BIN)/python benchmarks/harness_overhead.py
@@ -47,4 +62,4 @@ bench-timing: $(BIN)/.installed
 	$(BIN)/python benchmarks/timing_accuracy.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) docs/_build

@@ -1,7 +1,7 @@
 """Timing accuracy: `bench`'s protocol against each framework's reference timer, measured in the same process,
 rounds of the two alternating. Goal: within 5%, and a no-op under 10 microseconds.
 
-The goal is judged on the minimum, what runs are compared by (README, "Comparing runs"): our fastest sample
+The goal is judged on the minimum, what runs are compared by (docs/method.md, "Comparing runs"): our fastest sample
 against the reference's fastest block (its per-call mean over a block). The medians are printed beside it: a
 reference block's mean takes in the host's slow calls where a median of single calls does not, so on a host
 whose speed moves the two medians differ by that host's noise (the reference's own spread between rounds).

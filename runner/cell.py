@@ -42,6 +42,8 @@ class Cell:
     extra_env: tuple[str, ...] = ()  # python[:PATH] backend: variables passed to the worker beyond existing.PASSED
     compiler: str = "eager"  # protocol.COMPILERS: a compiled cell is keyed and filed apart from the eager one
     tpu_dtypes: str = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules (xla-cpu cells)
+    stop_at: Optional[float] = None  # time.time() when the run's budget ends (a quick pass's): protocol.Config
+    case_budget_s: Optional[float] = None  # a quick pass's limit a case (protocol.Config)
 
     @property
     def memory_limit_mb(self) -> int:
@@ -92,6 +94,7 @@ class Cell:
         """The harness config of one repeat of this cell."""
         return Config(framework=self.framework, device=self.device, out=str(out), curated_root=str(curated_root),
                       mode=self.mode, compiler=self.compiler, quick=self.quick, functions=list(self.functions), timeout_s=self.timeout_s,
+                      stop_at=self.stop_at, case_budget_s=self.case_budget_s,
                       resume=resume, run_id=run_id, profile=self.profile.name, image=self.name, repeat=repeat,
                       environment=environment, git_commit=git_commit, memory_limit_mb=self.memory_limit_mb,
                       precision=self.precision, confidence=self.confidence, cpus=self.cpus, task=self.task,

@@ -66,7 +66,7 @@ def _run_cells(project: Project, todo: list[CellState], run, rundir: RunDir, dis
             try:
                 run_cell(project, state, rundir, lambda repeat: display(state.cell, repeat, index, len(todo)), ahead,
                          following)
-                state.status = "done"
+                state.status, state.reason = rundir.ended(state)
             except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
                 state.status, state.reason = "incompatible", str(e)
                 state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written

@@ -27,6 +27,12 @@ DEFAULT_PRECISION = 0.01
 DEFAULT_CONFIDENCE = 0.95
 # The worker leaves one CPU to the supervisor and the host (protocol.Config.cpus).
 DEFAULT_CPUS = "all-but-one"
+# A --quick pass checks that the cases run, so it has time limits of its own that cut cases short rather than fail
+# them (harness run_budget.py): a case still running after QUICK_CASE_S (and before the per-case timeout; a
+# --timeout given replaces this limit) is stopped, and the run stops after QUICK_BUDGET_S from the command's start
+# (--quick-budget-s), recording the cases it had not measured.
+QUICK_CASE_S = 60.0
+QUICK_BUDGET_S = 1800.0
 _UNITS = {"KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40}
 _AMOUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(KiB|MiB|GiB|TiB)\s*$")
 

@@ -8,13 +8,14 @@ re-derives a setting.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Optional
 
 from runner import backends, devices
 from runner.cell import Cell
 from runner.errors import UserError
-from runner.matrix import Profile
+from runner.matrix import QUICK_BUDGET_S, QUICK_CASE_S, Profile
 from runner.project import Project
 
 
@@ -27,6 +28,7 @@ class Options:
     backend: str = "auto"
     functions: tuple[str, ...] = ()  # fnmatch patterns over sampled names
     quick: bool = False
+    quick_budget_s: Optional[float] = None  # a --quick run's whole budget; None: QUICK_BUDGET_S; 0: none
     mode: Optional[str] = None
     compilers: tuple[str, ...] = ()  # eager, compiled or both; () leaves it to matrix.toml's `compiler`
     timeout_s: Optional[float] = None
@@ -48,13 +50,15 @@ def plan(project: Project, options: Options) -> list[Cell]:
     backend = backends.choose(options.backend) if here else backends.check(options.backend)
     names = options.images or tuple(project.cell_images())
     existing = backends.is_existing(backend)
+    budget = QUICK_BUDGET_S if options.quick_budget_s is None else options.quick_budget_s
+    stop_at = time.time() + budget if options.quick and budget > 0 else None  # the budget counts from here
     cells = []
     for profile_name in _profiles(project, options, existing):
         if not existing:
             m.profile(profile_name)  # an unknown profile is an error before anything runs
         for name in names:
             cells += _cells(project, options, project.image(name), backend, profile_name if not existing else None,
-                            label=profile_name if existing else None)
+                            label=profile_name if existing else None, stop_at=stop_at)
     if not options.images and options.task == "cases" and not existing:
         for env in m.environments:
             if options.profiles and env.name not in options.profiles:
@@ -63,12 +67,13 @@ def plan(project: Project, options: Options) -> list[Cell]:
                 spec = project.image(name)
                 if (not env.frameworks or spec.framework in env.frameworks) and \
                         (not env.devices or spec.device in env.devices):
-                    cells += _cells(project, options, spec, f"python:{env.python}", None, label=env.name)
+                    cells += _cells(project, options, spec, f"python:{env.python}", None, label=env.name,
+                                    stop_at=stop_at)
     return cells
 
 
 def _cells(project: Project, options: Options, spec, backend: str, profile: Optional[str],
-           label: Optional[str]) -> list[Cell]:
+           label: Optional[str], stop_at: Optional[float]) -> list[Cell]:
     """One image's cells (one per mode and compiler) for a profile of matrix.toml, or, given a `label`, in an existing
     environment (backend python:PATH), where no pins apply and the profile is that label."""
     m, here = project.matrix, options.engine == "local"
@@ -94,7 +99,8 @@ def _cells(project: Project, options: Options, spec, backend: str, profile: Opti
         return f"matrix.toml runs {spec.name} {' and '.join(s.only_compilers)} only (its override's compiler)"
 
     return [Cell(image=spec, profile=s.profile, backend=backend, repeats=options.repeats or s.repeats,
-                 timeout_s=options.timeout_s or s.timeout_s, cell_timeout_s=s.cell_timeout_s, mode=mode,
+                 timeout_s=options.timeout_s or s.timeout_s, case_budget_s=QUICK_CASE_S if options.quick and not options.timeout_s else None,
+                 stop_at=stop_at, cell_timeout_s=s.cell_timeout_s, mode=mode,
                  quick=options.quick, memory=s.memory, precision=s.precision, confidence=s.confidence, cpus=s.cpus,
                  numerics=s.numerics, functions=functions, base=base, excluded=excluded(compiler),
                  blocked=None if excluded(compiler) else blocked, task=options.task, census_ops=options.census_ops,

@@ -223,7 +223,7 @@ class Driver:
         where = f"node {self.nodes[cell.key][-1]}" if self.nodes.get(cell.key) else "its node"
         try:
             ray.get(ref)
-            state.status = "done"
+            state.status, state.reason = self.rundir.ended(state)
         except self.lost as e:
             if self.attempts[cell.key] < MAX_ATTEMPTS and _await_node(ray, cell):
                 self.submit(state)  # the rest of the cell, on another node of its kind

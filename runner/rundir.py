@@ -36,7 +36,8 @@ from runner import files, view
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 
-RUNNABLE = ("pending", "failed", "running", "interrupted")
+# cut_short: a quick run's budget ended before every case of the cell ran (the records say which); --resume runs them
+RUNNABLE = ("pending", "failed", "running", "interrupted", "cut_short")
 _RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
 
 
@@ -44,7 +45,7 @@ _RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
 class CellState:
     """A planned cell and what happened to it in this folder."""
     cell: Cell
-    status: str  # pending, running, done, failed, interrupted, not_run, excluded
+    status: str  # pending, running, done, failed, interrupted, cut_short, not_run, excluded
     reason: Optional[str] = None
     files: list[str] = field(default_factory=list)
 
@@ -118,8 +119,18 @@ class RunDir:
 
     @staticmethod
     def finished(results_file: Path) -> bool:
-        """Whether this repeat ran to its footer (a resumed run skips it)."""
-        return store.read(str(results_file)).footer is not None
+        """Whether this repeat ran to its footer with no case left by the run's budget (a resumed run skips it, and
+        runs those of one whose budget ended first: harness run_budget.py)."""
+        contents = store.read(str(results_file))
+        return contents.footer is not None and not any(c.get("cut_short") == "run" for c in contents.cases)
+
+    def ended(self, state: CellState) -> tuple[str, Optional[str]]:
+        """The status and reason of a cell whose repeats ran to their end: done, or cut_short where a quick pass's
+        time limits left cases without a result (the footers count them)."""
+        cut = sum((store.read(str(self.path / name)).footer or {}).get("cut_short") or 0 for name in state.files)
+        if not cut:
+            return "done", None
+        return "cut_short", f"{cut} case{'s' * (cut > 1)} cut short by the quick pass's time limits (listed below)"
 
     # --- state -------------------------------------------------------------------------------------------------
 

@@ -34,9 +34,9 @@ _CALLS = {
 
 
 def _cpu():
-    """The host's CPU, where the reference is computed. A JAX cell on a GPU or TPU names only its own platform
-    (JAX_PLATFORMS, so that JAX cannot fall back), and has no CPU: there the case is skipped until it has a
-    NumPy reference (the TODO above)."""
+    """The host's CPU, where the reference is computed (a JAX cell on a GPU or TPU names the CPU beside its own
+    platform); where an interpreter of your own has none, the case is skipped until it has a NumPy reference (the
+    TODO above)."""
     try:
         return jax.devices("cpu")[0]
     except RuntimeError:

@@ -13,6 +13,8 @@ from typing import Any, Iterable, Optional
 
 from portability_harness.records import verdicts
 
+from runner.matrix import QUICK_CASE_S
+
 Record = dict[str, Any]
 
 
@@ -23,6 +25,7 @@ class FunctionRow:
     cases: int  # distinct cases
     failed: int  # distinct cases that failed in some repeat
     warm_median_s: Optional[float]
+    backward: Optional[str] = None  # the verdict over its backward cases; None: it has none
 
 
 def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict[str, float]:
@@ -36,14 +39,25 @@ def case_medians(cases: Iterable[Record], column: str = "warm_median_s") -> dict
 
 
 def function_rows(cases: Iterable[Record]) -> list[FunctionRow]:
-    """One row per function of one setup's case records (any number of repeats), in order of appearance."""
+    """One row per function of one setup's case records (any number of repeats), in order of appearance: its verdict,
+    cases and latency over its forward cases, and the verdict over its backward cases apart (records.verdicts)."""
     rows = []
     for function, group in verdicts.by_function(cases).items():
-        medians = list(case_medians(group).values())
-        rows.append(FunctionRow(function, verdicts.verdict(group), len({c["case_id"] for c in group}),
-                                len({c["case_id"] for c in group if c["outcome"] == "failed"}),
-                                statistics.median(medians) if medians else None))
+        forward, backward = verdicts.by_pass(group)
+        medians = list(case_medians(forward).values())
+        rows.append(FunctionRow(function, _verdict(forward), len({c["case_id"] for c in forward}),
+                                len({c["case_id"] for c in forward if c["outcome"] == "failed"}),
+                                statistics.median(medians) if medians else None,
+                                _verdict(backward) if backward else None))
     return rows
+
+
+def _verdict(group: list[Record]) -> str:
+    """records.verdicts' verdict; a function none of whose cases has a result yet (stopped by a signal, or cut short
+    by a run's budget) has none: it is shown as such, not as skipped."""
+    if group and all(c["outcome"] == "interrupted" for c in group):
+        return "cut short" if any(c.get("cut_short") for c in group) else "interrupted"
+    return verdicts.verdict(group)
 
 
 def format_seconds(s: Optional[float]) -> str:
@@ -72,6 +86,8 @@ class CellRow:
     quick: bool = False  # measured with --quick: checks that the cases run; its latencies are not results
     problems: list[str] = field(default_factory=list)  # what reading the cell's files left out
     compiler: str = "eager"
+    cut_short: dict[str, int] = field(default_factory=dict)  # function -> its cases a run's budget left unmeasured
+    backward: dict[str, int] = field(default_factory=dict)  # functions with backward cases, and how they train
 
 
 CELL_COLUMNS = ("cell", "backend", "status", "runs", "device", "functions", "cases", "reason")
@@ -84,15 +100,22 @@ def cell_rows(merged: dict) -> list[CellRow]:
         cases = [case for r in runs for case in r["cases"]]
         header = next((r["header"] for r in runs if r.get("header")), None) or {}
         functions: dict[str, int] = defaultdict(int)
+        backward: dict[str, int] = defaultdict(int)
         for row in function_rows(cases):
             functions[row.verdict] += 1
+            if row.backward is not None:
+                backward[verdicts.training(row.verdict, row.backward)] += 1
         outcomes: dict[str, int] = defaultdict(int)
+        cut: dict[str, int] = defaultdict(int)
         for case in cases:
-            outcomes[case["outcome"]] += 1
+            outcomes["cut short" if case.get("cut_short") else case["outcome"]] += 1
+            if case.get("cut_short"):
+                cut[case["function"]] += 1
         problems = [f"{r['file']}: {p}" for r in runs for p in r.get("problems", [])]
         out.append(CellRow(c["image"], c["profile"], c.get("mode") or "steady", c.get("backend") or "-", c["status"],
                            header.get("device_model") or "-", len(runs), dict(functions), dict(outcomes),
-                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager"))
+                           c.get("reason") or "", bool(header.get("quick")), problems, c.get("compiler") or "eager",
+                           dict(cut), dict(backward)))
     return out
 
 
@@ -100,13 +123,49 @@ QUICK = ("Quick run: few warm samples per case. It checks that the cases run; it
          "and no latency comparison is drawn from it.")
 
 
+def cell_name(r: CellRow) -> str:
+    return (f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
+            + (f" {r.compiler}" if r.compiler != "eager" else ""))
+
+
+def backward_text(counts: dict[str, int]) -> str:
+    """"backward: 2 of 3 pass, 1 runs forward, fails backward" (counts by records.verdicts.TRAINING), or ""."""
+    if not counts:
+        return ""
+    text = f"backward: {counts.get(verdicts.TRAINS, 0)} of {sum(counts.values())} pass"
+    return text + "".join(f", {counts[k]} {k}" for k in (verdicts.FAILS_BACKWARD, verdicts.FAILS_FORWARD)
+                          if counts.get(k))
+
+
 def cell_values(r: CellRow) -> list[str]:
     functions = ", ".join(f"{n} {v}" for v, n in sorted(r.functions.items())) or "-"
+    if r.backward:
+        functions += "; " + backward_text(r.backward)
     cases = ", ".join(f"{n} {o}" for o, n in sorted(r.cases.items())) or "-"
     status = r.status.replace("_", " ") + (" (quick)" if r.quick else "")
-    cell = (f"{r.image} {r.profile}" + (f" {r.mode}" if r.mode != "steady" else "")
-            + (f" {r.compiler}" if r.compiler != "eager" else ""))
-    return [cell, r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
+    return [cell_name(r), r.backend, status, str(r.repeats), r.device_model, functions, cases, r.reason]
+
+
+def first_of(names: Iterable[str], shown: int) -> str:
+    """"a, b, c and 4 more": the first `shown` names in a sentence, and how many are left out."""
+    names = list(names)
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 case", "3 cases": a number with its noun, for the sentences of summaries."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def cut_short(rows: Iterable[CellRow]) -> list[str]:
+    """A line per cell with cases a run's budget cut short: how many, and of which functions."""
+    return [f"{cell_name(r)}: {counted(sum(r.cut_short.values()), 'case')} of {counted(len(r.cut_short), 'function')} "
+            f"cut short ({first_of(r.cut_short, 8)})" for r in rows if r.cut_short]
+
+
+CUT_SHORT = ("Cut short by the quick pass's time limits (the run's, `--quick-budget-s`: `--resume` into the same "
+             f"`--out` measures them; {QUICK_CASE_S:g} s a case: a run without `--quick` does):")
 
 
 def failed_cells(merged: dict) -> str:
@@ -128,6 +187,8 @@ def summary_markdown(merged: dict) -> str:
     lines += ["| " + " | ".join(CELL_COLUMNS) + " |", "|" + "---|" * len(CELL_COLUMNS)]
     for r in rows:
         lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
+    if cut_short(rows):
+        lines += ["", CUT_SHORT, *(f"- {line}" for line in cut_short(rows))]
     notes = [p for r in rows for p in r.problems]
     if notes:
         lines += ["", "Left out while reading:", *(f"- {n}" for n in notes)]

@@ -108,6 +108,18 @@ def browser() -> str:
     return proc.stdout.strip().splitlines()[-1]
 
 
+@pytest.fixture(scope="module")
+def chromium():
+    """A headless Chromium driven by playwright: the system's (scripts/browser.sh), not a downloaded one."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=browser(), args=["--no-sandbox", "--disable-gpu",
+                                                               "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
 def headless(profile: Path) -> list[str]:
     """Headless Chromium's command line with a profile of its own and no background networking (this machine's
     network refuses it)."""

@@ -28,7 +28,7 @@ def test_each_table_is_complete_and_names_its_framework(name):
     assert declared.table_path(str(TABLES), framework, t["framework_version"]) == str(TABLES / f"{name}.json.gz")
 
 
-# Lower bounds well under what was read (README.md lists the figures): a reader that silently lost most of
+# Lower bounds well under what was read (docs/declared.md lists the figures): a reader that silently lost most of
 # its source (a renamed registry, a database that failed to import) fails here.
 @pytest.mark.parametrize("name, kind, ops, pairs", [
     ("tensorflow-2.11.0", "cpu", 1200, 10000), ("tensorflow-2.11.0", "cuda", 600, 4000), ("tensorflow-2.11.0", "tpu", 400, 4000),

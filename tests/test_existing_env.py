@@ -95,13 +95,14 @@ def test_a_python_older_than_the_harness_is_one_line(tmp_path):
 def test_make_device_check_measures_what_the_interpreter_has_and_writes_a_report(jax_env, tmp_path):
     out = tmp_path / "check"
     proc = subprocess.run(["make", "-s", "device-check", f"PYTHON={jax_env}", f"RESULTS={out}",
-                           "FUNCTIONS=jax.numpy.add", "CENSUS_OPS=add"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
+                           "FUNCTIONS=jax.numpy.add", "CENSUS_OPS=add", "BUDGET_S=0"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "cells: jax-cpu;" in proc.stdout  # this machine: JAX on its CPU, nothing else
     summary = (out / "device-check.txt").read_text()
-    assert "jax-cpu quick: " in summary and "jax-cpu steady: " in summary and "jax-cpu declared: " in summary
-    for path in (out / "quick" / "jax-cpu-existing.jsonl", out / "jax-cpu-existing.jsonl"):
+    assert "plan: 1 lane with no budget" in summary
+    assert "jax-cpu steady: " in summary and "jax-cpu compiled: " in summary and "jax-cpu declared: " in summary
+    for path in (out / "jax-cpu-existing.jsonl", out / "jax-cpu-existing-compiled.jsonl"):
         lines = [json.loads(l) for l in path.read_text().splitlines()]
         assert lines[0]["profile"] == "existing" and lines[0]["engine"]["name"] == "device-check"
         assert [l["outcome"] for l in lines if l["record"] == "case"].count("passed") >= 1
@@ -111,17 +112,20 @@ def test_make_device_check_measures_what_the_interpreter_has_and_writes_a_report
     assert "jax.numpy.add" in (out / "report.md").read_text()
 
 
-def test_device_check_keeps_to_its_deadline_and_lists_the_steps_it_did_not_start(jax_env, tmp_path):
-    """A machine lent by the minute: past the deadline no step starts, each is listed as not started, and the
-    summary is there; an unknown step is a one-line error."""
+def test_device_check_lists_the_steps_its_budget_cannot_hold_and_runs_none_of_them(jax_env, tmp_path):
+    """A machine lent by the minute: a step expected to outlast the budget is planned out and listed as not started,
+    with nothing written for it; an unknown step is a one-line error."""
     out = tmp_path / "check"
     check = [sys.executable, str(ROOT / "scripts" / "device_check.py"), "--python", str(jax_env), "--out", str(out),
              "--no-report"]
-    proc = subprocess.run([*check, "--steps", "steady,compiled", "--deadline-s", "0"], capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run([*check, "--steps", "steady,compiled", "--budget-s", "5", "--expect", "steady=10",
+                           "--expect", "compiled=20"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (out / "device-check.txt").read_text().splitlines()[1:] == [
-        "jax-cpu steady: not started, past the deadline", "jax-cpu compiled: not started, past the deadline"]
+        "plan: 1 lane within 5 s (expected walls: given)", "  lane 1: nothing",
+        "  does not fit: jax-cpu steady (10 s expected)", "  does not fit: jax-cpu compiled (20 s expected)",
+        "jax-cpu steady: not started, did not fit in the budget (10 s expected)",
+        "jax-cpu compiled: not started, did not fit in the budget (20 s expected)"]
     assert not list(out.glob("*.jsonl"))
     proc = subprocess.run([*check, "--steps", "steady,fast"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "unknown fast" in proc.stderr and "Traceback" not in proc.stderr

@@ -115,7 +115,7 @@ def test_every_fault_and_a_kill_9_end_with_each_case_once(venv_for, fault_projec
     assert got == EXPECTED, f"seed {seed} (killed after {kill_after} records)"
     assert len(contents.cases) == len(EXPECTED) and not contents.problems()  # each exactly once
     assert contents.footer and contents.footer["counts"] == {"passed": 21, "failed": 8, "skipped": 0, "missing_api": 0,
-                                                         "interrupted": 0, "fallback": 0}
+                                                         "interrupted": 0, "fallback": 0, "not_applicable": 0}
     # What was recorded before the kill is kept as it was (an interrupted case gives way to its rerun).
     assert all(got[c["case_id"]] == (c["outcome"], c["category"]) for c in before if c["outcome"] != "interrupted")
     hog = next(c for c in contents.cases if c["case_id"].endswith("test_holds_three_gib"))

@@ -1,6 +1,6 @@
-"""A new user measures a function of their own, following the README's "Measure your own functions": `runner
-new` writes a module into a team's own --curated folder, then `runner list`, `runner bench --functions`,
-`runner report`. Real harness runs, nothing stubbed."""
+"""A new user measures a function of their own, following the user guide's "Measure your own functions"
+(docs/own-functions.md): `runner new` writes a module into a team's own --curated folder, then `runner list`,
+`runner bench --functions`, `runner report`. Real harness runs, nothing stubbed."""
 from __future__ import annotations
 
 import json

@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.image
 import pandas as pd
 import pytest
-from conftest import RUNS, ROOT, browser, headless, runner_cli
+from conftest import RUNS, ROOT, headless, runner_cli
 
 from runner.report import latency_tables, load, render, tables
 
@@ -165,18 +165,6 @@ def report(runs, tmp_path_factory) -> Path:
     proc = cli("report", *(str(runs / n) for n in RUNS), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     return out
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """A headless Chromium driven by playwright: the system's (scripts/browser.sh), not a downloaded one."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=browser(), args=["--no-sandbox", "--disable-gpu",
-                                                               "--disable-dev-shm-usage"])
-        yield b
-        b.close()
 
 
 def test_the_grid_and_the_findings_are_on_the_first_screen(report, chromium):

@@ -1,11 +1,21 @@
-"""jax.lax.bitwise_and: cases adapted from tests/lax_test.py (LaxTest.testOp and testOpAgainstNumpy for "bitwise_and" over the boolean, signed and unsigned integer dtypes) and tests/lax_vmap_op_test.py (LaxVmapOpTest.testOp)."""
+"""jax.lax.bitwise_and: cases adapted from tests/lax_test.py (LaxTest.testOp and testOpAgainstNumpy for "bitwise_and" over the boolean, signed and unsigned integer dtypes) and tests/lax_vmap_op_test.py (LaxVmapOpTest.testOp); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import numpy as np
 import pytest
 from _support import assert_exact
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.lax.bitwise_and", decile=10, top20=False)
+pytestmark = pytest.mark.function("jax.lax.bitwise_and", decile=10, top20=False,
+                                  backward="integer and boolean operands only: not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_test.py::LaxTest::testOp": ["test_bitwise_and_dtypes", "test_bitwise_and_shapes",
+                                          "test_bitwise_and_large"],
+    "tests/lax_test.py::LaxTest::testOpAgainstNumpy": ["test_bitwise_and_dtypes", "test_bitwise_and_identities"],
+    "tests/lax_vmap_op_test.py::LaxVmapOpTest::testOp": ["test_bitwise_and_vmap"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": "bitwise_and is not in upstream's LAX_GRAD_OPS: "
+                                                               "integer operands have no gradient",
+}
 
 # Bitwise operations are exact and keep the operand dtype (assert_exact).
 

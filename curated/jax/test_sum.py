@@ -1,11 +1,20 @@
-"""jax.numpy.sum: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer, testReducerInitial, testReducerWhere for "sum")."""
+"""jax.numpy.sum: cases adapted from tests/lax_numpy_reducers_test.py (JaxNumpyReducerTests.testReducer, testReducerInitial, testReducerWhere for "sum") and tests/lax_autodiff_test.py (LaxAutodiffTest.testReduceGrad for lax.add, the reduction jnp.sum lowers to: shapes (3, 4, 5) and (3, 1) over several dims, order 2, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import as_numpy, rand_default, tolerances, wide
 
 pytestmark = pytest.mark.function("jax.numpy.sum", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducer": [
+        "test_sum_dtypes", "test_sum_axis_keepdims", "test_sum_out_dtype", "test_sum_empty", "test_sum_large"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerInitial": ["test_sum_initial"],
+    "tests/lax_numpy_reducers_test.py::JaxNumpyReducerTests::testReducerWhere": ["test_sum_where"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReduceGrad": ["test_sum_backward"],
+}
 
 # testReducer's tol_spec (bfloat16 falls back to the default 1e-2; integers must match exactly).
 _TOL = tolerances(float32=1e-3, float16=1e-2, bfloat16=1e-2, complex64=1e-3)
@@ -87,3 +96,14 @@ def test_sum_large(bench, device, axis):
     result = bench(jnp.sum, jax.device_put(x, device), axis)
     assert result.dtype == np.float32
     _check(result, np.sum(x.astype(np.float64), axis=axis), np.float32)
+
+
+# testReduceGrad (lax.add): the gradient of a sum is the cotangent broadcast back over the reduced dims; to order 2
+# (zero: sum is linear), in the dtypes a device trains in, against the CPU's float64 gradient.
+@pytest.mark.parametrize("shape, axis", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), (1, 2)), ((3, 1), 1)],
+                         ids=["all", "axis0", "axes12", "3x1_axis1"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_sum_backward(backward, device, dtype, shape, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(6), shape, dtype), device)
+    grads = backward(jnp.sum, x, axis)
+    check_gradients(grads, jnp.sum, (x, axis), order=2)

@@ -1,9 +1,25 @@
-"""tf.strings.as_string: cases adapted from tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py (AsStringOpTest.testFloat, testInt, testLargeInt, testHalfInt, testBool, testComplex), each result compared with Python's %-formatting as upstream does."""
+"""tf.strings.as_string: cases adapted from tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py (AsStringOpTest.testFloat, testInt, testLargeInt, testHalfInt, testBool, testComplex), each result compared with Python's %-formatting as upstream does; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.strings.as_string", decile=90, top20=False)
+pytestmark = pytest.mark.function("tf.strings.as_string", decile=90, top20=False,
+                                  backward="string output: no gradient (TensorFlow registers none for AsString)")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testFloat": [
+        "test_as_string_float", "test_as_string_large"],
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testInt": [
+        "test_as_string_int"],
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testLargeInt": [
+        "test_as_string_int_limits"],
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testHalfInt": [
+        "test_as_string_int_limits"],
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testBool": [
+        "test_as_string_bool"],
+    "tensorflow/python/kernel_tests/strings_ops/as_string_op_test.py::AsStringOpTest::testComplex": [
+        "test_as_string_complex"],
+}
 
 _FLOATS = [0, 1, -1, 0.5, 0.25, 0.125, float("inf"), float("nan"), float("-inf")]
 

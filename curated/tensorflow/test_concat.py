@@ -2,8 +2,34 @@
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.concat", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testHStack": [
+        "test_concat_2d"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testVStack": [
+        "test_concat_2d"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::test4DStack": [
+        "test_concat_4d"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testInt32GPU": [
+        "test_concat_random_rank5"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testBfloat16GPU": [
+        "test_concat_random_rank5"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testRandom": [
+        "test_concat_random_rank5", "test_concat_axes", "test_concat_many_inputs"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testZeroSize": [
+        "test_concat_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testGradientsSimple": [
+        "test_concat_backward"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testGradientsFirstDim": [
+        "test_concat_backward"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testGradientsLastDim": [
+        "test_concat_backward"],
+    "tensorflow/python/kernel_tests/array_ops/concat_op_test.py::ConcatOpTest::testTensorConcatDim0Grad": [
+        "test_concat_backward"],
+}
 
 
 def _random(rng, shape, dtype):
@@ -94,22 +120,22 @@ def test_concat_many_inputs(bench, device):
     _run(bench, device, arrays, 0, tf.float32)
 
 
-@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.complex64], ids=lambda d: d.name)
-def test_concat_gradient(bench, device, dtype):
-    # testGradientsSimple / testTensorConcatDim0Grad: the gradient of concat splits
-    # the incoming gradient back into the pieces.
+def _concat_on(axis):
+    """tf.concat of its positional tensors along `axis`: each piece an argument of its own, which backward
+    differentiates."""
+    return lambda *pieces: tf.concat(list(pieces), axis)
+
+
+# testGradientsSimple / FirstDim / LastDim / testTensorConcatDim0Grad: the gradient of concat splits the cotangent
+# back into the pieces, along the middle, first and last dims.
+@pytest.mark.parametrize("axis", [1, 0, -1], ids=["middle", "first", "last"])
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+def test_concat_backward(backward, device, dtype, axis):
     rng = np.random.default_rng(6)
-    arrays = [_random(rng, (10, size, 2), dtype) for size in (1, 2, 6)]
-    grad_np = _random(rng, (10, 9, 2), dtype)
+    shapes = [[10, 9, 2] for _ in range(3)]
+    for shape, size in zip(shapes, (1, 2, 6)):
+        shape[axis] = size
     with tf.device(device):
-        xs = [tf.constant(a, dtype=dtype) for a in arrays]
-        upstream_grad = tf.constant(grad_np, dtype=dtype)
-        with tf.GradientTape() as tape:
-            for x in xs:
-                tape.watch(x)
-            y = bench(tf.concat, xs, 1)
-        grads = tape.gradient(y, xs, output_gradients=upstream_grad)
-    expected = np.concatenate([x.numpy() for x in xs], axis=1)
-    np.testing.assert_array_equal(y.numpy(), expected)
-    np.testing.assert_array_equal(np.concatenate([g.numpy() for g in grads], axis=1),
-                                  upstream_grad.numpy())
+        pieces = [tf.constant(_random(rng, shape, dtype), dtype=dtype) for shape in shapes]
+        grads = backward(_concat_on(axis), *pieces)
+    check_gradients(grads, _concat_on(axis), tuple(pieces))

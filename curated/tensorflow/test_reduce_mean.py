@@ -1,9 +1,37 @@
-"""tf.math.reduce_mean: cases adapted from tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py (MeanReductionTest.testInt32, testFloat32, testBFloat16, testFloat64, testComplex64, testComplex128, testInfinity, testSizeOverflowUint8, testSizeOverflowInt8, testGradient, testDegenerate; SumReductionTest.testFloat16)."""
+"""tf.math.reduce_mean: cases adapted from tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py (MeanReductionTest.testInt32, testFloat32, testBFloat16, testFloat64, testComplex64, testComplex128, testInfinity, testSizeOverflowUint8, testSizeOverflowInt8, testGradient, testDegenerate; SumReductionTest.testFloat16); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.math.reduce_mean", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testInt32": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testFloat32": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testBFloat16": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testFloat64": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testComplex64": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testComplex128": [
+        "test_reduce_mean_dtypes", "test_reduce_mean_axes"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testInfinity": [
+        "test_reduce_mean_infinity"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testSizeOverflowUint8": [
+        "test_reduce_mean_size_overflow"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testSizeOverflowInt8": [
+        "test_reduce_mean_size_overflow"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testGradient": [
+        "test_reduce_mean_backward"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::MeanReductionTest::testDegenerate": [
+        "test_reduce_mean_degenerate"],
+    "tensorflow/python/kernel_tests/math_ops/reduction_ops_test.py::SumReductionTest::testFloat16": [
+        "test_reduce_mean_dtypes"],
+}
 
 # assertAllCloseAccordingToType: 1e-6 by default, 1e-3 for float16, 1e-2 for bfloat16.
 _TOL = {tf.float16: 1e-3, tf.bfloat16: 1e-2}
@@ -117,17 +145,13 @@ def test_reduce_mean_large(bench, device):
                                rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)
+# testGradient: a (2, 3, 4, 2) input reduced over all, some and every axis; the gradient is the cotangent divided by
+# the count, spread over the reduced axes. Against the CPU's float64 gradient, with compute_gradient on the CPU.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
 @pytest.mark.parametrize("axis", [None, [1, 2], [0, 1, 2, 3]], ids=str)
-def test_reduce_mean_gradient(bench, device, dtype, axis):
-    # testGradient: (2, 3, 4, 2) input; d mean / d x is 1 / count everywhere.
+def test_reduce_mean_backward(backward, device, dtype, axis):
     x_np = _incremental((2, 3, 4, 2), dtype)
-    count = x_np.size if axis is None else int(np.prod([x_np.shape[a] for a in axis]))
     with tf.device(device):
         x = tf.constant(x_np, dtype=dtype)
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = bench(tf.math.reduce_mean, x, axis)
-        grad = tape.gradient(y, x)
-    _check(y, x_np, axis, False, dtype)
-    np.testing.assert_allclose(grad.numpy(), np.full(x_np.shape, 1.0 / count), rtol=1e-3, atol=1e-3)
+        grads = backward(tf.math.reduce_mean, x, axis)
+    check_gradients(grads, tf.math.reduce_mean, (x, axis))

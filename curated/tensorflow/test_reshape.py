@@ -1,9 +1,49 @@
-"""tf.reshape: cases adapted from tensorflow/python/kernel_tests/array_ops/reshape_op_test.py (ReshapeTest.testBoolBasic, testFloatBasic, testFloat16Basic, testBfloat16Basic, testDoubleBasic, testInt32Basic, testComplex64Basic, testComplex128Basic, testFloatReshapeThreeDimensions, testFloatUnspecifiedDim*, testZeroDim*, testFloatEmpty, testZeroDimWithUnspecifiedDim, testFloatReshapeGradThreeDimensions)."""
+"""tf.reshape: cases adapted from tensorflow/python/kernel_tests/array_ops/reshape_op_test.py (ReshapeTest.testBoolBasic, testFloatBasic, testFloat16Basic, testBfloat16Basic, testDoubleBasic, testInt32Basic, testComplex64Basic, testComplex128Basic, testFloatReshapeThreeDimensions, testFloatUnspecifiedDim*, testZeroDim*, testFloatEmpty, testZeroDimWithUnspecifiedDim, testFloatReshapeGradThreeDimensions); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.reshape", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testBoolBasic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatBasic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloat16Basic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testBfloat16Basic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testDoubleBasic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testInt32Basic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testComplex64Basic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testComplex128Basic": [
+        "test_reshape_basic"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatReshapeThreeDimensions": [
+        "test_reshape_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatUnspecifiedDimOnly": [
+        "test_reshape_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatUnspecifiedDimBegin": [
+        "test_reshape_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatUnspecifiedDimEnd": [
+        "test_reshape_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testZeroDimBasic": [
+        "test_reshape_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testZeroDimReshapeR1": [
+        "test_reshape_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testZeroDimReshapeR3": [
+        "test_reshape_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testZeroDimWithUnspecifiedDim": [
+        "test_reshape_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatEmpty": [
+        "test_reshape_zero_size"],
+    "tensorflow/python/kernel_tests/array_ops/reshape_op_test.py::ReshapeTest::testFloatReshapeGradThreeDimensions": [
+        "test_reshape_backward"],
+}
 
 
 def _widen(a):
@@ -86,18 +126,11 @@ def test_reshape_large(bench, device):
     _check(result, x_np, [256, -1, 16])
 
 
-def test_reshape_gradient(bench, device):
-    # testFloatReshapeGradThreeDimensions: [2, 3, 4] -> [1, 8, 3]; the gradient
-    # of sum(w * reshape(x)) with respect to x is w reshaped back.
-    x_np = np.arange(1.0, 25.0).reshape([2, 3, 4]).astype(np.float32)
-    w_np = np.random.default_rng(1).standard_normal([1, 8, 3]).astype(np.float32)
+# testFloatReshapeGradThreeDimensions: [2, 3, 4] -> [1, 8, 3]; the gradient is the cotangent reshaped back.
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+def test_reshape_backward(backward, device, dtype):
+    x_np = np.arange(1.0, 25.0).reshape([2, 3, 4])
     with tf.device(device):
-        x = tf.constant(x_np)
-        w = tf.constant(w_np)
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = bench(tf.reshape, x, [1, 8, 3])
-            loss = tf.reduce_sum(w * y)
-        grad = tape.gradient(loss, x)
-    _check(y, x_np, [1, 8, 3])
-    np.testing.assert_allclose(grad.numpy(), w_np.reshape([2, 3, 4]), rtol=1e-6)
+        x = tf.constant(x_np, dtype=dtype)
+        grads = backward(tf.reshape, x, [1, 8, 3])
+    check_gradients(grads, tf.reshape, (x, [1, 8, 3]))

@@ -1,4 +1,4 @@
-"""torch.argsort: cases adapted from pytorch/pytorch test/test_sort_and_select.py (test_sort, test_stable_sort_against_numpy, test_msort).
+"""torch.argsort: cases adapted from pytorch/pytorch test/test_sort_and_select.py (test_sort, test_stable_sort_against_numpy, test_msort); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Ties make the index order of equal keys implementation-defined (`stable=` only exists from
 PyTorch 1.13 on, so it is not used), hence every case checks that the indices are a permutation
@@ -9,7 +9,18 @@ import pytest
 import torch
 from _support import host, ids, randn, to_device
 
-pytestmark = pytest.mark.function("torch.argsort", decile=90, top20=False)
+pytestmark = pytest.mark.function("torch.argsort", decile=90, top20=False,
+                                  backward="integer output (indices): not differentiable")
+
+UPSTREAM_TESTS = {
+    "test/test_sort_and_select.py::TestSortAndSelect::test_sort": [
+        "test_argsort_random_rows", "test_argsort_duplicate_keys", "test_argsort_nan"],
+    "test/test_sort_and_select.py::TestSortAndSelect::test_stable_sort_against_numpy": [
+        "test_argsort_binary_dtypes", "test_argsort_3d_dims"],
+    "test/test_sort_and_select.py::TestSortAndSelect::test_msort": ["test_argsort_shapes"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": "argsort's OpInfo says supports_autograd=False: "
+                                                                  "integer indices have no gradient",
+}
 
 
 def _check_argsort(x, idx, dim=-1, descending=False):

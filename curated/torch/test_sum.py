@@ -1,4 +1,4 @@
-"""torch.sum: cases adapted from pytorch/pytorch test/test_reductions.py (test_sum_vs_numpy, _test_sum_reduction_vs_numpy, _test_reduction_function_with_numpy, test_sum_integer_upcast, test_sum_out, test_sum_parallel).
+"""torch.sum: cases adapted from pytorch/pytorch test/test_reductions.py (test_sum_vs_numpy, _test_sum_reduction_vs_numpy, _test_reduction_function_with_numpy, test_sum_integer_upcast, test_sum_out, test_sum_parallel), test/test_ops_gradients.py (test_fn_grad, test_fn_gradgrad over sum's OpInfo) and test/test_sparse.py (TestSparseAny: test_reductions, test_reductions_backward, test_as_sparse_gradcheck on sparse COO and CSR inputs); UPSTREAM_TESTS below maps each to the cases here.
 
 Inputs follow upstream's _generate_input: randn scaled by 30..100 with zeros sprinkled in for
 floating dtypes, optionally NaN / inf / -inf ("extremal"); randint(15, 100) for integers.
@@ -9,9 +9,25 @@ else assert_close's defaults for the dtype.
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import ids, to_device
 
 pytestmark = pytest.mark.function("torch.sum", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "test/test_reductions.py::TestReductions::test_sum_vs_numpy": [
+        "test_sum_vs_numpy", "test_sum_keepdim", "test_sum_extremal", "test_sum_empty"],
+    "test/test_reductions.py::TestReductions::test_sum_integer_upcast": ["test_sum_integer_upcast"],
+    "test/test_reductions.py::TestReductions::test_sum_out": ["test_sum_large_dims", "test_sum_noncontiguous"],
+    "test/test_reductions.py::TestReductions::test_sum_parallel": ["test_sum_parallel"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_sum_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_sum_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_inplace_grad": "sum has no in-place variant (upstream skips it)",
+    "test/test_sparse.py::TestSparseAny::test_reductions": ["test_sum_sparse"],
+    "test/test_sparse.py::TestSparseAny::test_reductions_backward": ["test_sum_sparse_backward"],
+    "test/test_sparse.py::TestSparseAny::test_as_sparse_gradcheck": ["test_sum_sparse_backward"],
+    "test/test_sparse.py::TestSparseAny::test_sum_meta": "the meta device computes shapes only: no hardware runs it",
+}
 
 TOLERANCES = {torch.float16: (1e-2, 0.4), torch.float32: (3e-6, 7e-5)}
 
@@ -153,3 +169,46 @@ def test_sum_parallel(bench, device, dim):
     result = bench(torch.sum, x) if dim is None else bench(torch.sum, x, dim)
     expected = values.sum() if dim is None else values.sum(dim)
     torch.testing.assert_close(result.cpu(), torch.from_numpy(np.asarray(expected)), rtol=0, atol=0)
+
+
+# test_fn_grad / test_fn_gradgrad: sum's gradient (the cotangent broadcast back over the reduced dims) against the
+# CPU's float64 one, with gradcheck and gradgradcheck on the CPU; upstream checks float64 and complex128, a device
+# trains in float32 and bfloat16 too.
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (1, False), ((0, 2), True)], ids=["all", "dim1", "dims02_keep"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.complex64], ids=ids)
+def test_sum_backward(backward, device, dtype, dim, keepdim):
+    x = _generate_input((4, 5, 3), dtype, device, seed=8).requires_grad_(True)
+    kwargs = {} if dim is None else {"dim": dim, "keepdim": keepdim}
+    grads = backward(torch.sum, x, **kwargs)
+    check_gradients(grads, torch.sum, (x,), kwargs, second_order=True)
+
+
+def _sparse(layout, dtype, device, seed):
+    """A (6, 5) matrix with about half of its entries zero, in the sparse layout (COO or CSR)."""
+    values = np.random.default_rng(seed).standard_normal((6, 5))
+    values[np.random.default_rng(seed + 1).random((6, 5)) < 0.5] = 0
+    dense = to_device(values, device, dtype)
+    return dense.to_sparse() if layout == "sparse_coo" else dense.to_sparse_csr()
+
+
+SPARSE = [pytest.param("sparse_coo", marks=pytest.mark.layout("sparse_coo")),
+          pytest.param("sparse_csr", marks=pytest.mark.layout("sparse_csr"))]
+
+
+# test_reductions: sum of a sparse input equals the sum of its dense form.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+@pytest.mark.parametrize("layout", SPARSE)
+def test_sum_sparse(bench, device, layout, dtype):
+    x = _sparse(layout, dtype, device, seed=9)
+    result = bench(torch.sum, x)
+    _assert_sum(result, _expected(x.to_dense()), dtype)
+
+
+# test_reductions_backward / test_as_sparse_gradcheck: the gradient of a sparse input's sum (every element's, as
+# upstream's ones * sgn(r)), and gradcheck with sparse inputs on the CPU.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+@pytest.mark.parametrize("layout", SPARSE)
+def test_sum_sparse_backward(backward, device, layout, dtype):
+    x = _sparse(layout, dtype, device, seed=10).requires_grad_(True)
+    grads = backward(torch.sum, x)
+    check_gradients(grads, torch.sum, (x,))

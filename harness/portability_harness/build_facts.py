@@ -42,3 +42,14 @@ def main(argv: List[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def cell_reason(framework: str, device: str, device_facts: Dict[str, Any]) -> Optional[str]:
+    """Why this interpreter's framework build cannot run on the cell's GPU (`device_facts`, the host's reading of
+    it), or None: the build is asked in a process of its own (build_facts)."""
+    if device != "cuda" or not device_facts:
+        return None
+    from portability_harness.compat import cuda_reason
+
+    build = probe(framework, device)
+    return cuda_reason(build.get("label", framework), build, device_facts) if build else None

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from portability_harness import upstream
+
 
 @dataclass(frozen=True)
 class CuratedFunction:
@@ -26,6 +28,8 @@ class CuratedFunction:
     paper_label: Optional[str]
     module: str  # path relative to the curated root, e.g. torch/test_argsort.py
     error: Optional[str] = None  # why the module's marker could not be read (a syntax error)
+    backward: Optional[str] = None  # why the function has no backward cases (the marker's backward=)
+    upstream: Optional[List[dict]] = None  # the upstream test methods it cites (upstream.rows), where it declares them
 
     @property
     def in_study(self) -> bool:
@@ -34,8 +38,14 @@ class CuratedFunction:
         return self.decile is not None
 
     def usage(self) -> dict:
-        """The usage facts a results header's `catalog` carries for this function."""
-        return {"decile": self.decile, "top20": self.top20, "paper_label": self.paper_label}
+        """The usage facts a results header's `catalog` carries for this function, with why it has no backward cases
+        and the upstream tests it cites where its module says."""
+        facts = {"decile": self.decile, "top20": self.top20, "paper_label": self.paper_label}
+        if self.backward:
+            facts["backward"] = self.backward
+        if self.upstream is not None:
+            facts["upstream"] = self.upstream
+        return facts
 
 
 def read_marker(path: str) -> Optional[dict]:
@@ -102,13 +112,24 @@ def curated(root: str, framework: Optional[str] = None) -> List[CuratedFunction]
                 continue
             if marker:
                 found.append(CuratedFunction(fw, marker["name"], marker.get("decile"), bool(marker.get("top20")),
-                                             marker.get("paper_label"), module))
+                                             marker.get("paper_label"), module, backward=marker.get("backward"),
+                                             upstream=_upstream_rows(path)))
             else:
                 # Listed, not skipped: a new module without its marker would otherwise vanish from `runner list`
                 # and `--functions` while its cases still run (as case_error, under the plugin's same name).
                 found.append(CuratedFunction(fw, f"<no function marker: {module}>", None, False, None, module,
                                              error=NO_MARKER))
     return found
+
+
+def _upstream_rows(path: str) -> Optional[List[dict]]:
+    """The module's upstream test methods (upstream.rows), None where it declares none or its declaration is broken
+    (tests/test_upstream_coverage.py names the problem)."""
+    try:
+        declaration = upstream.read(path)
+    except (SyntaxError, ValueError):
+        return None
+    return upstream.rows(declaration) if declaration.declared else None
 
 
 def usage_by_name(found: List[CuratedFunction]) -> Dict[str, dict]:

@@ -6,14 +6,19 @@ import signal
 from typing import Any, Dict
 
 from portability_harness import classify as clf
+from portability_harness import run_budget
 from portability_harness.protocol import Config
 from portability_harness.records import schema, store
 from portability_harness.worker_process import WorkerEnd, describe_exit, log_tail
 
 
 def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str, Any]:
-    """The failed record of the case in flight when the worker died; `fields`: a census case's own."""
+    """The failed record of the case in flight when the worker died (cut short where a quick pass's limit a case
+    stopped it); `fields`: a census case's own."""
     case_id, function = end.in_flight  # type: ignore[misc]
+    if end.timed_out and run_budget.case_budget_first(cfg):
+        return run_budget.cut(case_id, function, module, run_budget.CASE_BUDGET.format(cfg.case_budget_s), fields,
+                              "case")
     if end.timed_out:
         category = "timeout"
     elif end.memory_bytes is not None or end.returncode == -signal.SIGKILL:

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from portability_harness import classify as clf
-from portability_harness import divergence, processes, run_order, tpu_model
+from portability_harness import backward as gradients
+from portability_harness import case_kinds, device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
@@ -27,21 +28,23 @@ from portability_harness.worker import Worker
 from portability_harness.worker_process import RETIRED
 
 _MISSING_PREFIX = "missing_api: "
-# Categories a compiled failure keeps whatever the compiler said: our own case's bug, and the process's limits.
-_NOT_THE_COMPILERS = ("case_error", "memory", "timeout", "crash")
 
 _worker: Optional[Worker] = None
 _adopting = False  # the worker adopts orphans (processes.adopt_orphans): its descendants are what it started
 _running: Optional[set] = None  # the worker's processes after the last case ended (one /proc scan a case, not two)
+_gpu: Optional[device_state.Reader] = None  # the cell's GPU through NVML, where it can be read
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _worker, _adopting
+    global _worker, _adopting, _gpu
     config.addinivalue_line(
-        "markers", "function(name, decile=None, top20=False, paper_label=None, called_as=None): the function a "
-                   "curated module covers (the study's sample gives its usage decile, top-20 flag and label; your own, "
-                   "the name); called_as: the path the study called it by, where a release lacks the public name"
+        "markers", "function(name, decile=None, top20=False, paper_label=None, backward=None, called_as=None): the "
+                   "function a curated module covers (the study's sample gives its usage decile, top-20 flag and label; "
+                   "your own, the name); backward: why it has no backward cases (not differentiable); called_as: the "
+                   "path the study called it by, where a release lacks the public name"
     )
+    config.addinivalue_line("markers", "layout(name): the case's input layout or kind, one of "
+                                       + ", ".join(case_kinds.LAYOUTS))
     config.addinivalue_line(
         "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
                    "whose ids are made of the database's names)")
@@ -56,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest.register_assert_rewrite("_support")
     _adopting = processes.adopt_orphans()  # so that what a case starts stays the worker's descendant
     _worker = Worker(cfg)
+    _gpu = device_state.Reader.for_config(cfg)
     _worker.start()
     _worker.times["imported"] = time.time()
 
@@ -93,6 +97,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         case_id = marker.args[0] if marker else w.case_id(item.nodeid)
         module = (marker.kwargs.get("module") if marker else None) or item.nodeid.split("::")[0]
         item.stash[_STATE] = CaseState(function=function, case_id=case_id, module=module)
+        item.stash[_STATE].extra.update(case_kinds.fields(item))  # pass and layout
         if not w.selected(function):
             dropped.append(item)
         elif case_id in w.done:
@@ -158,22 +163,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     if state.missing is not None:
         outcome, message = "missing_api", state.missing
     elif state.failed:
-        outcome, message = "failed", clf.describe(state.chain)
         params = getattr(getattr(item, "callspec", None), "params", {})
-        # A compiler traces the case's own code symbolically (tf.function's autograph, torch.compile's Dynamo): an
-        # AttributeError it raises there is the compiler refusing the code, which the eager cell runs, not our bug.
-        in_case = state.raised_in_case and not (w.cfg.compiler == "compiled" and state.stage in ("trace", "lower"))
-        fields = w.category(state.case_id, state.chain, in_case, state.function, params.values())
-        if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
-            fields["category_source"] = "db"  # the case's own database expects this failure (census)
-        why = (w.adapter.not_compilable(state.chain, state.stage) if w.cfg.compiler == "compiled"
-               and fields.get("category") not in _NOT_THE_COMPILERS and fields.get("category_source") != "annotation"
-               else None)
-        if why:  # the function cannot be compiled whole, whatever the device: not a device's missing kernel
-            message, fields = why, {"category": "not_compilable", "category_source": "compiler"}
-        if state.stage == "check" and w.cfg.compiler == "compiled" and divergence.diverged(state.divergence):
-            # The case's own check, with its own tolerance, refused an output that differs from the eager one.
-            fields = {"category": "precision", "category_source": "divergence"}
+        outcome, (message, fields) = "failed", w.failure(state, params.values())
     elif state.skip_reason is not None:
         outcome, message = "skipped", state.skip_reason
     elif state.fallback:
@@ -181,7 +172,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
             state.fallback.get("ops") or state.fallback.get("devices") or [])
     else:
         outcome, message = "passed", None
-    inapplicable = w.adapter.not_applicable(state.chain) if outcome == "failed" else None
+    inapplicable = w.adapter.not_applicable(state.chain, state.function) if outcome == "failed" else None
     if inapplicable:
         outcome, message, fields = "not_applicable", inapplicable, {}
     if w.adapter.model:
@@ -247,6 +238,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.stash[_STATE]
     if item.get_closest_marker("function") is None:
         raise clf.CaseError('curated module has no function marker; add pytestmark = pytest.mark.function("<name>")')
+    if case_kinds.problem(state.extra):
+        raise clf.CaseError(case_kinds.problem(state.extra))
     if w.cfg.task == "census":
         return  # a census op is named by its database (an OpInfo, a primitive, a kernel), not a public name
     try:
@@ -254,19 +247,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     except LookupError as e:
         # Where the public name is absent, the path the study called it by (the marker's called_as), recorded.
         called_as = item.get_closest_marker("function").kwargs.get("called_as")
-        if called_as and _resolves(w.adapter, called_as):
+        if called_as and w.adapter.resolves(called_as):
             state.extra["called_as"] = called_as
             return
         state.missing = str(e)
         pytest.skip(_MISSING_PREFIX + str(e))
-
-
-def _resolves(adapter: Any, name: str) -> bool:
-    try:
-        adapter.resolve(name)
-    except LookupError:
-        return False
-    return True
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -350,7 +335,7 @@ def bench(request: pytest.FixtureRequest):
     adapter = w.adapter
     compiled = w.cfg.compiler == "compiled"
 
-    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any) -> Any:
+    def timed(setup: Optional[Any], fn: Any, args: Any, kwargs: Any, prepare: Optional[Any] = None) -> Any:
         if state.probing:
             return tpu_model.probed_call(adapter, state, setup, fn, args, kwargs)
         if state.measurement is not None:
@@ -358,16 +343,19 @@ def bench(request: pytest.FixtureRequest):
         state.mark("bench_in")
         if compiled:
             t0 = time.perf_counter()
-            call, known_ops = adapter.compile(fn, args, kwargs, state.enter)
+            call, known_ops = prepare(state.enter) if prepare else adapter.compile(fn, args, kwargs, state.enter)
             state.compile_s = state.aot_s = time.perf_counter() - t0
             state.enter("compile" if adapter.compiles_on_first_call else "execute")
             call = _after_first_call(call, state)
         else:
-            call, known_ops = adapter.prepare(fn, args, kwargs), []
+            call, known_ops = prepare(state.enter) if prepare else (adapter.prepare(fn, args, kwargs), [])
             state.enter("execute")
         before = adapter.snapshot()
+        reading = _gpu.read() if _gpu else None  # the GPU's state around the measurement, outside its samples
         with adapter.timed():
             result, measurement = measure(call, adapter.sync, w.policy, counter=adapter.compilations, setup=setup)
+        if reading is not None:
+            state.extra["device_state"] = _gpu.window(reading, _gpu.read())
         measurement.compiled = compiled
         state.measurement = measurement
         state.fallback = adapter.fallback(result, before)
@@ -394,4 +382,14 @@ def bench(request: pytest.FixtureRequest):
         return timed(setup, fn, args, kwargs)
 
     _bench.with_setup = with_setup  # type: ignore[attr-defined]
+    # backward.py's measurement: `prepare(stage)` makes the call to time in place of the adapter's prepare or compile.
+    _bench.prepared = lambda prepare, fn, args, kwargs: timed(  # type: ignore[attr-defined]
+        None, fn, args, kwargs, prepare)
     return _bench
+
+
+@pytest.fixture
+def backward(bench: Any, request: pytest.FixtureRequest):
+    """backward(fn, *args, **kwargs): fn's gradients at a fixed cotangent, the backward call alone timed after one
+    untimed forward, and measured against the CPU's float64 gradient (backward.py). A case takes it instead of bench."""
+    return gradients.fixture(_worker.adapter, request.node.stash[_STATE], bench.prepared)

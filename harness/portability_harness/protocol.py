@@ -81,6 +81,12 @@ class Config:
     quick: bool = False  # few warm samples: checks cases, not for results
     functions: List[str] = field(default_factory=list)  # fnmatch patterns over sampled names; empty: all
     timeout_s: float = DEFAULT_TIMEOUT_S  # per case
+    # The run's time budget ends at this time.time() (a quick pass's, a machine lent by the minute): no case starts
+    # after it, the case running then is stopped, and every case not run is recorded as cut short (run_budget.py).
+    stop_at: Optional[float] = None
+    # A quick pass's limit per case: a case still running after it (and before timeout_s) is stopped and recorded as
+    # cut short, not as a timeout, which stays what timeout_s says (run_budget.py).
+    case_budget_s: Optional[float] = None
     resume: bool = False  # continue `out`, skipping the cases it holds
     run_id: str = ""
     profile: str = ""

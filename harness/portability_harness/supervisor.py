@@ -9,7 +9,8 @@ framework's import would dominate, so once a census has lost a worker the superv
 started, its framework imported and its cases collected, that takes over the moment the running one dies; the
 host's next repeat starts up the same way while the current one runs (stand_by).
 SIGINT or SIGTERM ends the run the same way, the case in flight recorded as
-`interrupted` (a resumed run runs it again). The results file is locked for the run's life.
+`interrupted` (a resumed run runs it again), and so does the end of a time budget (run_budget.py, cut short).
+The results file is locked for the run's life.
 What concerns the worker only as a child process (how it ended, its log, ending it) is worker_process.py's.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ import subprocess
 import time
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
-from portability_harness import lost_cases, processes
+from portability_harness import lost_cases, processes, run_budget
 from portability_harness.compile_caches import FreshCaches
 from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
@@ -60,6 +61,7 @@ class Supervisor:
         self.spares_taken = 0
         self.last_session: Optional[int] = None  # the session of the last worker started
         self.interrupted: Optional[int] = None  # the signal that stopped the run
+        self.budget = run_budget.Budget(cfg.stop_at)
         self.started_at = time.time()
         self.workers: List[dict] = []  # each worker's start-up and end, time.time() (the footer's `workers`)
         self._lock: Optional[int] = None
@@ -113,8 +115,8 @@ class Supervisor:
 
         return census.manifest_fields(self.cfg.out, case_id)
 
-    def module_of(self, case_id: str) -> str:
-        fields = self.census_fields(case_id)
+    def module_of(self, case_id: str, fields: Optional[dict] = None) -> str:
+        fields = self.census_fields(case_id) if fields is None else fields
         if fields.get("op"):
             from portability_harness import census
 
@@ -124,23 +126,12 @@ class Supervisor:
     def check_compatible(self) -> None:
         """A framework build that cannot run on the cell's GPU ends the run before any case, as a verdict on the
         cell (Exit.INCOMPATIBLE_DEVICE) naming both sides; no results file is written."""
-        if self.cfg.device != "cuda" or not self.cfg.device_facts or self.cfg.task == "declared":
-            return
-        from portability_harness import build_facts, compat
+        if self.cfg.task != "declared":
+            from portability_harness import build_facts
 
-        build = build_facts.probe(self.cfg.framework, self.cfg.device)
-        reason = compat.cuda_reason(build.get("label", self.cfg.framework), build, self.cfg.device_facts) \
-            if build else None
-        if reason:
-            raise HarnessError(reason, code=Exit.INCOMPATIBLE_DEVICE)
-
-    def drop_empty_output(self) -> None:
-        """Remove the results file this run created and wrote nothing to (locking it created it)."""
-        try:
-            if os.path.getsize(self.cfg.out) == 0:
-                os.remove(self.cfg.out)
-        except OSError:
-            pass
+            reason = build_facts.cell_reason(self.cfg.framework, self.cfg.device, self.cfg.device_facts)
+            if reason:
+                raise HarnessError(reason, code=Exit.INCOMPATIBLE_DEVICE)
 
     def run(self) -> int:
         self.check_compatible()
@@ -155,11 +146,13 @@ class Supervisor:
                 if end.error is not None:
                     self.emit(end.error)
                     if end.error.code == Exit.INCOMPATIBLE_DEVICE:
-                        self.drop_empty_output()  # a verdict on the cell (no compiler): no results file, as above
+                        store.drop_if_empty(self.cfg.out)  # a verdict on the cell (no compiler): no results file
                     return end.error.code
                 if end.finished and end.in_flight is None:
                     self.write_footer(restarts)
                     return Exit.OK
+                if self.budget.stopped_worker:  # (a worker started past the budget is stopped at once)
+                    return self.cut_short(end.in_flight, restarts)
                 if end.in_flight is not None:
                     self.record_lost_case(end)
                     self.keep_spare = self.spare_allowed()
@@ -302,7 +295,7 @@ class Supervisor:
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
                 grace = DUMP_GRACE_S if dumped == started else 0.0
-                wait = max(0.0, started + limit + grace - time.monotonic())
+                wait = max(0.0, min(started + limit + grace, self.budget.until()) - time.monotonic())
                 ready, _, _ = select.select([pipe], [], [], min(wait, WATCH_S) if limit_bytes else wait)
                 # Every WATCH_S, not at every event: a fast cell sends a hundred events a second, and each scan of
                 # /proc costs ~2 ms of the CPU left to the supervisor and the host.
@@ -313,6 +306,10 @@ class Supervisor:
                         memory = held
                         self.kill_worker()
                         break
+                if not finished and self.budget.spent():
+                    self.budget.stopped_worker = True
+                    self.kill_worker()
+                    break
                 if not ready:
                     if time.monotonic() < started + limit + grace:
                         continue  # only the memory watch woke
@@ -333,12 +330,13 @@ class Supervisor:
                 for line in lines:
                     event = decode(line)
                     if isinstance(event, Plan):
-                        limit, started = self.cfg.timeout_s, time.monotonic()
+                        limit, started = run_budget.case_limit(self.cfg), time.monotonic()
                         timeline.update(event.times)
                         if self.keep_spare and self.spare is None:  # imports while this one runs
                             self.spare = self.spawn(spare=True)
                         if not self.planned:  # a replacement worker's plan is the rest of the first one
                             self.planned = True
+                            self.budget.planned = event.pending
                             self.emit(event)
                     elif isinstance(event, Start):
                         in_flight = (event.case_id, event.function)
@@ -369,7 +367,7 @@ class Supervisor:
         case_id, function = end.in_flight  # type: ignore[misc]
         rec = lost_cases.lost(self.cfg, end, self.module_of(case_id), self.census_fields(case_id))
         self.append(rec)
-        self.emit(CaseEnd(case_id=case_id, function=function, outcome="failed", category=rec["category"]))
+        self.emit(CaseEnd(case_id=case_id, function=function, outcome=rec["outcome"], category=rec["category"]))
 
     def record_interrupted(self, end: WorkerEnd) -> None:
         if end.in_flight is None:
@@ -378,14 +376,24 @@ class Supervisor:
         self.append(lost_cases.interrupted(end, self.module_of(case_id), self.census_fields(case_id)))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
+    def cut_short(self, in_flight: Optional[Tuple[str, str]], restarts: int) -> int:
+        """The budget ended: every planned case without a result is recorded as cut short, then the footer."""
+        store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
+        cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0], self.module_of)
+        for rec in cut:
+            self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome="interrupted"))
+        self.write_footer(restarts)
+        return Exit.OK
+
     def append(self, record: dict) -> None:
         store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
         with store.Writer(self.cfg.out) as writer:
             writer.append(record)
 
     def write_footer(self, restarts: int) -> None:
-        counts = schema.count_outcomes(store.read(self.cfg.out).cases)
+        cases = store.read(self.cfg.out).cases
+        counts = schema.count_outcomes(cases)
         self.append(schema.footer(counts, worker_restarts=restarts, spares_taken=self.spares_taken,
                                   engine=self.cfg.engine or None, supervisor_started_at=self.started_at,
-                                  supervisor_ended_at=time.time(), workers=self.workers))
+                                  supervisor_ended_at=time.time(), workers=self.workers, **run_budget.counted(cases)))
         self.emit(Finished(counts=counts))

@@ -35,7 +35,7 @@ class Policy:
     # Comparisons between runs therefore use each case's minimum sample (host interference only adds time).
     # On a 2-core VM, the old 10 ms warm-up and 20 ms floor cost 3.8x a quick pass; 2 ms and 5 ms cost
     # 2.1-2.2x for torch and TensorFlow; these (with the projection after 12 samples) cost under 2x, with
-    # repeats agreeing by the minimum as closely (benchmarks/matrix_speed.py; figures in the README).
+    # repeats agreeing by the minimum as closely (benchmarks/matrix_speed.py; figures in docs/method.md).
     warmup_count: int = 1
     warmup_time_s: float = 0.001
     min_count: int = 10

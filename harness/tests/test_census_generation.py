@@ -151,3 +151,22 @@ def test_a_census_supervisor_collects_the_census_module_and_fills_lost_records(t
                        lambda e: None)
     assert plain.census_fields(c.id) == {} and plain.module_of("jax/test_add.py::test_add[x]") == "jax/test_add.py"
     assert json.loads((tmp_path / "jax-cpu-current-census.census.json").read_text())[c.id]["function"] == "cumsum"
+
+
+def test_the_time_after_the_timed_sample_is_split_between_the_other_calls_and_the_checks():
+    import time
+
+    def slow(index, call_s=0.0, check_s=0.0):
+        def run(bench):
+            if bench is not None:
+                return bench(lambda: index)
+            time.sleep(call_s)
+            return index
+        return Sample(index=index, run=run, check=lambda out: time.sleep(check_s))
+
+    tally, _, _ = census.run_samples([slow(0, check_s=0.05), slow(1, call_s=0.1, check_s=0.05)], Bench(),
+                                     lambda out: None, "cpu")
+    fields = tally.fields()
+    assert fields["samples_calls_s"] >= 0.1 and fields["samples_checks_s"] >= 0.1  # both checks, one untimed call
+    alone, _, _ = census.run_samples([slow(0)], Bench(), lambda out: None, "cpu")
+    assert alone.fields()["samples_calls_s"] == 0.0  # the timed sample's call is the measurement's, not counted here

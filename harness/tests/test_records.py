@@ -113,3 +113,15 @@ def test_holds_results(tmp_path):
     assert not store.holds_results(str(path))
     path.write_text('{"record": "header"}\n')
     assert store.holds_results(str(path))
+
+
+def test_cases_before_schema_6_read_as_forward_and_new_ones_say_their_pass(tmp_path):
+    path = tmp_path / "old.jsonl"
+    path.write_text('{"record": "header", "schema": 5, "framework": "jax"}\n'
+                    '{"record": "case", "function": "f", "case_id": "a", "outcome": "passed", "compiler": "eager"}\n')
+    (old,) = store.read(str(path)).cases
+    assert old["pass"] == "forward"
+    new = schema.case(function="f", module="m", case_id="b", params={}, outcome="passed", layout="sparse_coo",
+                      **{"pass": "backward"})
+    assert (new["pass"], new["layout"]) == ("backward", "sparse_coo")
+    assert schema.case(function="f", module="m", case_id="c", params={}, outcome="failed")["pass"] == "forward"

@@ -1,9 +1,9 @@
-"""The commands that read finished runs: `runner report` (the study's tables and figures) and `runner compare`
-(what changed between two runs, or from the published figures)."""
+"""The commands that read finished runs: `runner report` (the study's tables and figures, or with --site the atlas
+of many runs) and `runner compare` (what changed between two runs, or from the published figures)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.markup import escape
@@ -14,18 +14,26 @@ from runner.errors import UserError
 from runner.project import checkout
 from runner.rundir import RunDir
 
+if TYPE_CHECKING:
+    from runner.report.compare import Comparison
+
 
 def report(
     results: Optional[List[Path]] = typer.Argument(None, help="results folders or .jsonl files (default: the "
                                                    "latest run under results/)"),
-    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/ (default: the "
-                                       "first results folder)"),
+    out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/, or with --site "
+                                       "for the site (default: the first results folder; with --site, its site/)"),
+    site: bool = typer.Option(False, "--site", help="write the atlas instead: a static site of every run given "
+                              "(folders of records, or of a records.tar.gz), readable from file:// or any web host"),
 ) -> None:
-    """Tables and figures of the study, and what it never showed, from the records of one or more runs."""
+    """Tables and figures of the study, and what it never showed, from the records of one or more runs; with
+    --site, the atlas of them: every function x setup, its cases, the study beside them."""
     from runner.report import load, render
 
     root = checkout()
     paths = results or [RunDir.latest((root or Path.cwd()) / "results").path]
+    if site:
+        return _site(paths, out, root)
     # A sweep's folder: its latency change points are tested on the warm samples (which cost memory: about
     # 90 MB more for a 6-release JAX sweep), elsewhere each case's median stands for it.
     sweep = any((p if p.is_dir() else p.parent).joinpath(releases.RECORD).exists() for p in paths)
@@ -37,13 +45,28 @@ def report(
     console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
 
 
+def _site(paths: List[Path], out: Optional[Path], root: Optional[Path]) -> None:
+    from runner.atlas import site
+
+    target = out or (paths[0] if paths[0].is_dir() else paths[0].parent) / "site"
+    built = site.build(paths, target, curated_root=root / "curated" if root else None)
+    for s in built.atlas.sources:
+        for line in s.warnings:
+            err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        for note in s.notes:
+            err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    console.print(f"atlas: {target / 'index.html'} ({len(built.atlas.setups)} setups, {len(built.atlas.rows)} "
+                  f"functions, {built.pages} pages)", highlight=False)
+
+
 def compare(
     run_a: Path = typer.Argument(..., help="a results folder (or .jsonl file)"),
     run_b: Optional[Path] = typer.Argument(None, help="another results folder to compare with"),
     baseline: Optional[str] = typer.Option(None, help="compare with published figures instead: paper2023"),
     all_functions: bool = typer.Option(False, "--all", help="list every function compared, not only changes"),
 ) -> None:
-    """What changed from run a to run b: setups, verdicts, and latency beyond 1.1x that the samples confirm."""
+    """What changed from run a to run b: setups, verdicts, and latency beyond 1.1x that the samples confirm; and where
+    one run forecasts the TPU (a model cell) and the other measured it, the forecast against the measurement."""
     from runner.report import baseline as baselines, compare as comparing, load, render
 
     if (run_b is None) == (baseline is None):
@@ -63,24 +86,39 @@ def compare(
         other = load.load([run_b], curated_root=curated_root, samples=True)
         notes += other.notes
         c = comparing.compare(a, other)
+        if c.setups.empty and c.forecast.empty:
+            raise UserError(f"{run_a} and {run_b} share no framework and device kind, and neither holds a TPU "
+                            "forecast (an xla-cpu model cell) of a framework the other measured on a TPU; nothing "
+                            "to compare")
         notes += c.unmatched
-        if c.setups.empty:
-            raise UserError(f"{run_a} and {run_b} share no framework and device kind; nothing to compare")
-        console.print(render.rich(c.setups, f"Setups: a = {run_a}, b = {run_b}"))
-        if not c.packages.empty:
-            console.print(render.rich(c.packages, "Packages of the environments that differ (- : not installed)"))
-        console.print(render.rich(c.verdicts, "Verdict changes") if not c.verdicts.empty
-                      else "No function changed verdict.")
-        quick = [str(path) for path, res in ((run_a, a), (run_b, other)) if res.quick]
-        if quick:
-            # A quick pass takes too few samples for a latency verdict; two quick runs once "confirmed" 14 changes.
-            notes.append(f"{' and '.join(quick)} measured with --quick: latency is not compared (too few samples "
-                         "for a verdict); rerun without --quick to compare latency")
-        else:
-            console.print(render.rich(c.latency_summary(), "Latency: functions slower or faster on b by more than "
-                                      "1.1x, confirmed by the samples"))
-            shown = c.latency if all_functions else c.latency[c.latency["change"] != "no change"]
-            if not shown.empty:
-                console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
+        if not c.setups.empty:  # a forecast set against a TPU alone has no setup of one device kind in both
+            quick = [str(path) for path, res in ((run_a, a), (run_b, other)) if res.quick]
+            notes += _changes(c, run_a, run_b, quick, all_functions)
+        if not c.forecast.empty:
+            console.print(render.rich(c.forecast, "Forecast against measured: the TPU model cell of one run against "
+                                      "the TPU cell of the other"))
+            for line in c.agreement:
+                console.print(escape(line), highlight=False, soft_wrap=True)
     for note in notes:
         err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+
+
+def _changes(c: Comparison, run_a: Path, run_b: Path, quick: list[str], all_functions: bool) -> list[str]:
+    """Print what changed between the setups of one device kind in both runs: verdicts, packages and latency
+    the samples confirm; return the notes."""
+    from runner.report import render
+
+    console.print(render.rich(c.setups, f"Setups: a = {run_a}, b = {run_b}"))
+    if not c.packages.empty:
+        console.print(render.rich(c.packages, "Packages of the environments that differ (- : not installed)"))
+    console.print(render.rich(c.verdicts, "Verdict changes") if not c.verdicts.empty else "No function changed verdict.")
+    if quick:
+        # A quick pass takes too few samples for a latency verdict; two quick runs once "confirmed" 14 changes.
+        return [f"{' and '.join(quick)} measured with --quick: latency is not compared (too few samples for a "
+                "verdict); rerun without --quick to compare latency"]
+    console.print(render.rich(c.latency_summary(), "Latency: functions slower or faster on b by more than 1.1x, "
+                              "confirmed by the samples"))
+    shown = c.latency if all_functions else c.latency[c.latency["change"] != "no change"]
+    if not shown.empty:
+        console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
+    return []

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from runner import backends, engine, images, view
 from runner.cell import Cell
-from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, console, err
+from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, QUICK_BUDGET_HELP, console, err
 from runner.errors import Stopped, UserError
 from runner.plan import Options, plan
 from runner.progress import CellProgress, ClusterProgress
@@ -33,24 +33,25 @@ def _display(cell: Cell, repeat: int, index: int, total: int) -> CellProgress:
 
 
 def _cell_table(path: Path) -> Table:
-    """A results file's functions: verdict, cases, failures and warm median."""
+    """A results file's functions: verdict (forward cases), backward verdict, forward cases, failures, warm median."""
     contents = store.read(str(path))
     header = contents.header or {}
     title = f"{header.get('framework', '?')} {header.get('framework_version', '')} on {header.get('device', '?')}"
     t = Table(title=f"{title} ({header.get('device_model', '')})",
               caption="; ".join([str(path), *contents.problems()]))
-    for col in ("function", "verdict", "cases", "failed", "warm median"):
+    for col in ("function", "verdict", "backward", "cases", "failed", "warm median"):
         t.add_column(col, justify="right" if col in ("cases", "failed", "warm median") else "left")
     for r in view.function_rows(contents.cases):
-        t.add_row(r.function, f"[{_STYLE[r.verdict]}]{r.verdict}[/]", str(r.cases), str(r.failed),
+        back = f"[{_STYLE.get(r.backward, 'white')}]{r.backward}[/]" if r.backward else "-"
+        t.add_row(r.function, f"[{_STYLE.get(r.verdict, 'white')}]{r.verdict}[/]", back, str(r.cases), str(r.failed),
                   view.format_seconds(r.warm_median_s))
     return t
 
 
 _STYLE = {"pass": "green", "fallback": "cyan", "partial": "yellow", "complete": "red", "skipped": "dim", "missing": "magenta",
-          "case_error": "bold red"}
-_CELL_STYLE = {"done": "green", "failed": "red", "incompatible": "magenta", "not_run": "dim", "excluded": "dim",
-               "running": "yellow", "pending": "yellow"}
+          "not_applicable": "dim", "case_error": "bold red", "cut short": "yellow", "interrupted": "yellow"}
+_CELL_STYLE = {"done": "green", "cut_short": "yellow", "failed": "red", "incompatible": "magenta", "not_run": "dim",
+               "excluded": "dim", "running": "yellow", "pending": "yellow"}
 
 
 def _summary_table(merged: dict) -> Table:
@@ -105,12 +106,16 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
     for path in rundir.result_files():
         console.print(cell_table(path))
     console.print(_summary_table(merged))
-    if any(r.quick for r in view.cell_rows(merged)):
+    rows = view.cell_rows(merged)
+    if any(r.quick for r in rows):
         console.print(f"[yellow]{view.QUICK}", highlight=False)
+    for line in ([view.CUT_SHORT.replace("`", "")] if view.cut_short(rows) else []) + view.cut_short(rows):
+        console.print(f"[yellow]{escape(line)}", highlight=False, soft_wrap=True)
     console.print(f"merged results: {rundir.path / RunDir.MERGED}\nsummary: {rundir.path / RunDir.SUMMARY}")
     failed = [c for c in merged["cells"] if c["status"] == "failed"]
-    # An incompatible cell is a verdict (the build cannot run on this device), a result like a done one.
-    if not any(c["status"] in ("done", "incompatible") for c in merged["cells"]):
+    # An incompatible cell is a verdict (the build cannot run on this device), a result like a done one; so is the
+    # part of a cell a quick run's budget let it measure.
+    if not any(c["status"] in ("done", "incompatible", "cut_short") for c in merged["cells"]):
         raise UserError(failed[0]["reason"] if len(failed) == 1 else "no cell could run; see the reasons above", code=3)
     if failed:  # the last line and the exit status say it, so that no one takes the run for a complete one
         err.print(f"[red]finished with {escape(view.failed_cells(merged))}[/] (reasons above and in merged.json)",
@@ -166,6 +171,7 @@ def bench(
     compiler: str = typer.Option("eager", help="eager (the call as written) or compiled (jax.jit, "
                                  "tf.function(jit_compile=True), torch.compile)"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
+    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
     tpu_dtypes: Optional[str] = typer.Option(None, help=_TPU_DTYPES_HELP),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     repeats: int = typer.Option(1, help="run the cell this many times"),
@@ -191,7 +197,8 @@ def bench(
             raise UserError(f"--functions {pattern!r} matches no curated {spec.framework} function; "
                             f"see `runner list --framework {spec.framework}`")
     (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
-                                    functions=patterns, quick=quick, mode=mode, timeout_s=timeout, repeats=repeats,
+                                    functions=patterns, quick=quick, quick_budget_s=_budget(quick_budget),
+                                    mode=mode, timeout_s=timeout, repeats=repeats,
                                     base=base, extra_env=tuple(env_names or ()), compilers=compilers,
                                     tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
     if address is not None:
@@ -209,6 +216,7 @@ def run_matrix(
     env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
+    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
     compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
                                            "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
@@ -233,6 +241,7 @@ def run_matrix(
     project.matrix.skip = list(skip or ())
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
+                                  quick_budget_s=_budget(quick_budget),
                                   extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True),
                                   tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
     if dry_run:
@@ -260,6 +269,12 @@ def run_matrix(
         console.print(t)
         return
     _run(project, cells, out, resume, address)
+
+
+def _budget(value: Optional[float]) -> Optional[float]:
+    if value is not None and value < 0:
+        raise UserError(f"--quick-budget-s {value:g}: give a number of seconds, or 0 for no budget")
+    return value
 
 
 def _tpu_dtypes(value: Optional[str]) -> Optional[str]:
@@ -327,6 +342,7 @@ def run_census(
     undeclared: bool = typer.Option(False, help="also try the dtypes the device does not declare"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     quick: bool = typer.Option(False, help="few warm samples for the timed sample: checks, not for latency results"),
+    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     resume: bool = typer.Option(False, help="continue a killed census in the same --out"),
     backend: str = typer.Option("auto", help=BACKEND_HELP),
@@ -351,7 +367,8 @@ def run_census(
     project = Project.find(matrix_file)
     spec = project.framework_image(framework, image)
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
-                                    quick=quick, timeout_s=timeout, repeats=1, base=base, task="census",
+                                    quick=quick, quick_budget_s=_budget(quick_budget), timeout_s=timeout, repeats=1,
+                                    base=base, task="census",
                                     census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared,
                                     extra_env=tuple(env_names or ()), compilers=("eager",)))
     if address is not None:

@@ -15,5 +15,7 @@ err = Console(stderr=True)
 BACKEND_HELP = ("docker, local (a venv from the image spec), auto (docker when an engine answers) or python[:PATH] (an "
                 "environment you already have, e.g. python:/opt/venv/bin/python; nothing is installed into it)")
 ENV_HELP = "python[:PATH] backend: pass this variable to the worker too (beyond the documented list); repeatable"
+QUICK_BUDGET_HELP = ("--quick: stop the run after this many seconds from the command's start, recording the cases "
+                     "not run as cut short (--resume runs them); 0: no budget  [default: 1800]")
 CURATED_HELP = ("a folder of curated modules (<folder>/<framework>/test_*.py) instead of the checkout's curated/ "
                 "(default: $RUNNER_CURATED)")

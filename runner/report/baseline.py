@@ -34,7 +34,19 @@ def read(name: str) -> pd.DataFrame:
 def compare(r: Results, name: str) -> BaselineComparison:
     if name not in BASELINES:
         raise UserError(f"unknown baseline {name!r}; choose one of {', '.join(BASELINES)}")
-    frameworks = [fw for fw in tables.FRAMEWORKS if fw in set(r.cases["framework"])]
+    portability, top20 = headline(r)
+    ratios, notes = _ratios(r, _frameworks(r))
+    return BaselineComparison(portability, top20, ratios, notes)
+
+
+def _frameworks(r: Results) -> list[str]:
+    return [fw for fw in tables.FRAMEWORKS if fw in set(r.cases["framework"])]
+
+
+def headline(r: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The study's headline tables beside the run's setups (a `source` column tells them apart): functions
+    passing, partly and completely failing (Tables 1, 3 and 8), and the top-20 failure rate (Table 4)."""
+    frameworks = _frameworks(r)
     study = read("portability")
     study = study[study["framework"].isin(frameworks)].assign(source=lambda s: s["device"].map(_DEVICE))
     run = tables.portability(r).assign(source=lambda s: "this run: " + s["target"])
@@ -48,9 +60,7 @@ def compare(r: Results, name: str) -> BaselineComparison:
     mine = tables.top20(r).assign(source=lambda s: "this run: " + s["target"])
     columns = ["framework", "source", "top-20 failure %", "all failure %"]
     top20 = _by_framework(pd.concat([top[columns], mine[columns]], ignore_index=True), frameworks)
-
-    ratios, notes = _ratios(r, frameworks)
-    return BaselineComparison(portability, top20, ratios, notes)
+    return portability, top20
 
 
 def _by_framework(frame: pd.DataFrame, frameworks: list[str]) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from typing import Callable, Optional, Union
 import pandas as pd
 
 from runner.report import figures
+from runner.view import counted, first_of  # noqa: F401  (the report's sentences use them as the live summary does)
 
 # (row, column) -> the anchor a table cell links to, or None
 Link = Callable[[pd.Series, str], Optional[str]]
@@ -46,13 +47,3 @@ def percent(value: object) -> str:
     return "-" if value is None or pd.isna(value) else f"{value} %"
 
 
-def first_of(names, shown: int) -> str:
-    """"a, b, c and 4 more": the first `shown` names in a sentence, and how many are left out."""
-    names = list(names)
-    more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
-
-
-def counted(n: int, noun: str) -> str:
-    """"1 case", "3 cases": a number with its noun, for the sentences of summaries."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,4 +1,5 @@
-"""What changed between two runs: setups, per-function verdicts and per-function latency.
+"""What changed between two runs: setups, per-function verdicts and per-function latency; and where one run holds a
+model cell and the other a TPU cell of the same framework, the TPU forecast against the measured TPU.
 
 A latency change counts only when it is both large (beyond 1.1x) and real: large by the ratio of the two runs'
 minimum warm samples of a case (a host's slow stretches only add time, so the minimum holds still where the
@@ -15,12 +16,12 @@ import numpy as np
 import pandas as pd
 from portability_harness.stats import mann_whitney_p, quartiles
 
-from runner.report import tables
+from runner.report import tables, tpu_tables
 from runner.report.load import SETUP_FIELDS, Results
 
 ALPHA = 0.01
 MIN_SAMPLES = 8  # below this a rank test has little power: compare quartiles instead
-MATCH_KEYS = ("device_model", "profile", "mode", "compiler")
+MATCH_KEYS = ("device_model", "profile", "mode", "compiler", "tpu_dtypes")
 
 
 @dataclass
@@ -42,6 +43,8 @@ class Comparison:
     latency: pd.DataFrame  # every function compared, with its ratio and change
     unmatched: list[str] = field(default_factory=list)
     packages: pd.DataFrame = field(default_factory=pd.DataFrame)  # packages whose version differs, per setup
+    forecast: pd.DataFrame = field(default_factory=pd.DataFrame)  # a run's TPU forecast against the other's TPU
+    agreement: list[str] = field(default_factory=list)  # per forecast set against a TPU: how often they agree
 
     def latency_summary(self) -> pd.DataFrame:
         if self.latency.empty:
@@ -95,7 +98,31 @@ def compare(a: Results, b: Results) -> Comparison:
         packages += [{"framework": m.framework, "setup": m.label, **row} for row in _package_changes(a, b, fa, fb)]
         verdicts.append(_verdict_changes(va, vb, m))
         latency.append(_latency_changes(a, b, m))
-    return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched, pd.DataFrame(packages))
+    forecast, agreement = forecast_against_measured(a, b)
+    return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched, pd.DataFrame(packages),
+                      forecast, agreement)
+
+
+def forecast_against_measured(a: Results, b: Results) -> tuple[pd.DataFrame, list[str]]:
+    """Where one run holds a framework's model cell (the TPU forecast, tpu_tables) and the other a real TPU cell of
+    the same framework (of the same profile where it has several): per function, the forecast beside the measured
+    verdict, both ways round. A run holding both is set against itself in its report (The TPU column, forecast)."""
+    frames, lines = [], []
+    for (fr, name), (mr, other) in (((a, "a"), (b, "b")), ((b, "b"), (a, "a"))):
+        measured_verdicts = tables.function_verdicts(mr)
+        for fw, model in tpu_tables.model_targets(fr):
+            tpu = tpu_tables.tpu_target(mr, fw, tpu_tables.profile_of(fr, model))
+            if tpu is None:
+                continue
+            v = measured_verdicts[(measured_verdicts["framework"] == fw) & (measured_verdicts["target"] == tpu)]
+            table = tpu_tables.agreement(tpu_tables.forecasts(fr, fw, model), v.set_index("function")["verdict"])
+            setup = f"{name} {model} -> {other} {tpu}"
+            frames.append(table.assign(framework=fw, setup=setup)[["framework", "setup", *tpu_tables.AGREEMENT]])
+            versions = [tables.joined(x.cases.loc[(x.cases["framework"] == fw) & (x.cases["target"] == t),
+                                                  "framework_version"]) for x, t in ((fr, model), (mr, tpu))]
+            lines.append(f"{fw} ({setup}; {' against '.join(versions)}): forecast and measured "
+                         f"{tpu_tables.agreement_text(table)}")
+    return _concat(frames), lines
 
 
 def _package_changes(a: Results, b: Results, fa: dict, fb: dict) -> list[dict[str, str]]:

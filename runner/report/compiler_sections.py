@@ -1,5 +1,5 @@
-"""The report's sections on the compiler axis: eager against compiled on the same setup, and XLA on the CPU as the
-measured forecast of the TPU column (XLA's lowering on the CPU is, op for op, largely the one a TPU uses)."""
+"""The report's sections on the compiler axis: eager against compiled on the same setup (does my function compile
+whole?), and each setup's outputs against the CPU's eager ones. The TPU column's forecast is tpu_section.py's."""
 from __future__ import annotations
 
 from typing import Optional
@@ -103,97 +103,6 @@ def eager_against_compiled(r: Results) -> Section:
                        for twice, (_, row) in zip(several, summary_frame.iterrows()))
     names = first_of([f"{w['function']} ({w['stage']})" for _, w in worse.iterrows()], 6) if len(worse) else ""
     return Section(title, blocks, summary=counts + "." + (f" Failing only when compiled: {names}." if names else ""))
-
-
-def _forecast_targets(r: Results, fw: str) -> tuple[Optional[str], Optional[str], Optional[str]]:
-    """(eager CPU, XLA on the CPU, TPU) targets of a framework: XLA on the CPU is JAX's and TensorFlow's compiled
-    CPU cell, PyTorch's torch_xla device on the CPU (xla-cpu); the TPU target is any that ran."""
-    t = _targets(r)
-    t = t[t["framework"] == fw]
-
-    def first(mask: pd.Series) -> Optional[str]:
-        return t[mask]["target"].iloc[0] if mask.any() else None
-
-    eager = first((t["device"] == "cpu") & (t["compiler"] == "eager"))
-    # torch_xla's own path (lazy tensors, what a TPU user of 2023 ran) before torch.compile's openxla backend.
-    xla = (first((t["device"] == "xla-cpu") & (t["compiler"] == "eager")) or first(t["device"] == "xla-cpu")
-           if fw == "torch" else first((t["device"] == "cpu") & (t["compiler"] == "compiled")))
-    return eager, xla, first(t["device"] == "tpu")
-
-
-def tpu_forecast(r: Results) -> Section:
-    title = "XLA on the CPU as a forecast of the TPU"
-    from portability_harness import declared
-
-    from runner import declared as declared_tables
-
-    where = declared_tables.report_folders(r.sources)
-    verdicts = tables.function_verdicts(r)
-    study = baseline.read("portability")
-    study = study[study["device"] == "tpu_v3"].set_index("framework")
-    ran_on_tpu = baseline.read("latency-t4-v3").set_index(["framework", "function"])["tpu_v3_ms"]
-    rows, summaries = [], []
-    for fw in tables.FRAMEWORKS:
-        eager, xla, tpu = _forecast_targets(r, fw)
-        if xla is None:
-            continue
-        v = verdicts[verdicts["framework"] == fw].pivot_table(index="function", columns="target", values="verdict",
-                                                              aggfunc="first")
-        cases = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == xla)]
-        ops = cases.dropna(subset=["fallback"]).groupby("function")["fallback"].agg(
-            lambda f: ", ".join(sorted({op for x in f if isinstance(x, dict) for op in x.get("ops", [])})))
-        # Where the function's failing cases stopped, and whether each failure is the function not compilable whole
-        # (at trace, or a value XLA cannot hold at the compiled function's boundary: category not_compilable; records
-        # before it say stage trace): such a function may still run on a TPU, whose user's eager program sends its
-        # ops one by one through XLA. (A case killed at the timeout has no stage: it is not counted here.)
-        failed = cases[cases["outcome"] == "failed"]
-        stopped = failed.groupby("function")["stage"].agg(lambda st: tables.joined(st.dropna()))
-        not_whole = (failed["category"] == "not_compilable") | (failed["stage"] == "trace")
-        only_not_whole = not_whole.groupby(failed["function"]).all()
-        version = cases["framework_version"].iloc[0]
-        table = declared_tables.table_for(fw, version, where)
-        forecast = v.get(xla, pd.Series(dtype=object)).dropna()
-        agree = []
-        for function, verdict in forecast.items():
-            measured = v[tpu].get(function) if tpu in v else None
-            if measured in tables.RAN and verdict in tables.RAN:
-                agree.append((measured in tables.FAILED) == (verdict in tables.FAILED))
-            published = ran_on_tpu.get((fw, function))
-            rows.append({"framework": fw, "function": function,
-                         "CPU eager": v[eager].get(function) if eager in v else "-", "XLA on CPU": verdict,
-                         "failed at": stopped.get(function, ""), "fallback ops": ops.get(function, ""),
-                         "declared on TPU": declared.declared(table, function, "tpu") if table else "unknown",
-                         "study v3-8": f"ran ({published:g} ms)" if published is not None and published == published
-                         else "-", "TPU measured": measured or "-"})
-        ran = forecast[forecast.isin(tables.RAN)]
-        text = (f"{fw}: {int((ran == 'pass').sum())} of {len(ran)} functions pass under XLA on the CPU "
-                f"({100 * (ran == 'pass').mean():.0f} %)" if len(ran) else f"{fw}: no function ran under XLA")
-        only_trace = [f for f in ran.index if ran[f] in tables.FAILED and only_not_whole.get(f, False)]
-        if only_trace:
-            text += (f", {len(only_trace)} more fail only as not compilable whole (at trace, or a value XLA cannot "
-                     f"hold at its boundary; op by op they may run)")
-        if fw in study.index:
-            text += f"; the study's v3-8 TPU: {study.loc[fw, 'pass_pct']:.0f} % pass"
-        if agree:
-            text += f"; the measured TPU agrees on {100 * np.mean(agree):.0f} % of {counted(len(agree), 'function')}"
-        summaries.append(text)
-    if not rows:
-        return Section(title, summary="No XLA cell on the CPU in these records: JAX's and TensorFlow's compiled CPU "
-                                      "cells and the torch-xla-cpu cell make the forecast (`make matrix` runs them).")
-    frame = pd.DataFrame(rows)
-    blocks: list[Block] = [
-        "A TPU runs only what XLA can lower, and XLA's lowering tables on the CPU are largely the ones a TPU uses: "
-        "per function, the eager CPU verdict, the verdict under XLA on this CPU (JAX's jax.jit and TensorFlow's "
-        "jit_compile=True on the CPU; PyTorch through torch_xla on its CPU device), the ops that left XLA, what "
-        "the framework version declares for the TPU (`runner declared`), whether the 2023 study timed the function "
-        "on its v3-8 TPU, and where a TPU cell has run, its verdict. A forecast: XLA's CPU backend lacks the "
-        "TPU's memory limits, dtypes (no float64 on a TPU) and a few TPU-only lowerings; and a compiled case "
-        "compiles the whole function, while the study's eager runs on a TPU sent one op at a time through XLA, "
-        "so a failure at trace (Python that cannot be traced as a whole) forecasts less than one at lower or "
-        "compile (an op XLA has no kernel for).",
-        Table(frame, "Per function: the forecast beside the declarations, the study and any measured TPU")]
-    return Section(title, blocks, summary="; ".join(summaries) + ".")
-
 
 
 def different_answers(r: Results) -> Section:

@@ -15,16 +15,19 @@ import pandas as pd
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.records import schema, store
 
+from runner import view
 from runner.errors import UserError
 from runner.rundir import RunDir
 
 # Facts of the header that tell two measured setups apart; a report's columns are made of them.
-SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode", "compiler")
+# tpu_dtypes: the TPU model's dtype rules (schema 5, model cells only; "" elsewhere and in older records).
+SETUP_FIELDS = ("framework", "framework_version", "device", "device_model", "profile", "mode", "compiler", "tpu_dtypes")
 # Facts of the header about the run rather than the setup: for the report's set-up line and rerun commands.
 RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
-               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output")
+               "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu",
+               "device_state", "pass", "layout", "gradient_divergence")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
@@ -44,6 +47,10 @@ class Results:
     census: pd.DataFrame = field(default_factory=pd.DataFrame)  # census case records (CENSUS_FIELDS), apart
     derived: dict[str, Any] = field(default_factory=dict)  # tables computed once per report (tables.functions)
     packages: dict[str, list[str]] = field(default_factory=dict)  # fingerprint -> the environment's "name==version"s
+    # file -> its header record, less the catalog and packages kept above (the atlas's setup facts: driver, build)
+    headers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # (framework, function) -> the catalog's `backward` (why it has none) and `upstream` (upstream.rows), where given
+    upstream: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def quick(self) -> bool:
@@ -68,6 +75,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     cells: list[dict[str, Any]] = []
     catalogs: dict[tuple[str, str], dict[str, Any]] = {}
     packages: dict[str, list[str]] = {}
+    headers: dict[str, dict[str, Any]] = {}
     old_schema = set()
     for source in sources:
         files, source_cells = _files(source, notes)
@@ -78,6 +86,7 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                 continue
             if header.get("packages_fingerprint"):
                 packages[header["packages_fingerprint"]] = list(header.get("packages") or [])
+            headers[str(path)] = {k: v for k, v in header.items() if k not in ("catalog", "packages")}
             written = header.get("schema")
             if not isinstance(written, int) or written > schema.SCHEMA:
                 notes.append(f"{path}: written by a newer runner (schema {written}, this one reads {schema.SCHEMA}); "
@@ -112,7 +121,10 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                          "top20": bool(facts.get("top20")), "paper_label": facts.get("paper_label")}
                         for (fw, name), facts in sorted(catalogs.items())],
                        columns=["framework", "function", "decile", "top20", "paper_label"])
-    return Results(sources, cases, cat, cells, notes, census=census, packages=packages)
+    upstream = {key: {k: facts[k] for k in ("backward", "upstream") if facts.get(k) is not None}
+                for key, facts in catalogs.items()}
+    return Results(sources, cases, cat, cells, notes, census=census, packages=packages, headers=headers,
+                   upstream=upstream)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
@@ -143,10 +155,16 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
     if contents.torn is not None:
         notes.append(f"{path}: the last line is torn (the run was killed); its {len(contents.cases)} whole "
                      "case records are read")
-    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted"]
+    interrupted = [c for c in contents.cases if c.get("outcome") == "interrupted" and not c.get("cut_short")]
     if interrupted:
         notes.append(f"{path}: {len(interrupted)} case{'s were' if len(interrupted) > 1 else ' was'} interrupted "
                      "and not run again; `--resume` on that run measures them")
+    cut = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
+    if cut:
+        n = sum(bool(c.get("cut_short")) for c in contents.cases)
+        notes.append(f"{path}: {view.counted(n, 'case')} of {view.counted(len(cut), 'function')} cut short by a time "
+                     f"budget, without a result ({view.first_of(cut, 8)}); `--resume` on that run measures those the "
+                     "run's budget left, a run without --quick those cut at the quick pass's limit a case")
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     if header.get("task") == "census":  # never counted in the study's tables
@@ -184,6 +202,8 @@ def _target_labels(cases: pd.DataFrame) -> pd.Series:
     vary_profile = cases["profile"].nunique() > 1
     vary_mode = cases["mode"].nunique() > 1
     vary_compiler = cases["compiler"].nunique() > 1
+    # Only model cells have dtype rules: named where two of them differ by them alone.
+    vary_rules = cases.loc[cases["tpu_dtypes"] != "", "tpu_dtypes"].nunique() > 1
 
     def label(row: pd.Series) -> str:
         parts = [row["device"]]
@@ -195,6 +215,8 @@ def _target_labels(cases: pd.DataFrame) -> pd.Series:
             parts.append(row["mode"])
         if vary_compiler:
             parts.append(row["compiler"])
+        if vary_rules and row["tpu_dtypes"]:
+            parts.append(f"{row['tpu_dtypes']} dtypes")
         return " ".join(parts)
 
     return cases.apply(label, axis=1)

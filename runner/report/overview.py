@@ -7,7 +7,7 @@ from typing import Optional
 import pandas as pd
 from portability_harness.protocol import FRAMEWORKS
 
-from runner.report import tables
+from runner.report import tables, training
 from runner.report.blocks import Block, Section, Table, counted, first_of
 from runner.report.load import DEVICE_ORDER, Results
 
@@ -22,8 +22,8 @@ def section(r: Results) -> Section:
     grid = grid_frame(r)
     found = findings(r)
     measured = r.cases.drop_duplicates(["framework", "device"]) if not r.cases.empty else r.cases
-    failing = tables.function_verdicts(r) if not r.cases.empty else pd.DataFrame(columns=["verdict", "function"])
-    failing = failing[failing["verdict"].isin(tables.FAILED)]
+    failing = tables.functions(r) if not r.cases.empty else pd.DataFrame(columns=["verdict", "training", "function"])
+    failing = failing[failing["verdict"].isin(tables.FAILED) | (failing["training"] == training.FAILS_BACKWARD)]
     summary = (f"{counted(len(measured), 'framework x device cell')} measured"
                + (f" ({', '.join(sorted(set(measured['device']), key=_device_rank))})" if len(measured) else "")
                + f"; {counted(failing['function'].nunique(), 'function')} failed somewhere"
@@ -39,8 +39,9 @@ def section(r: Results) -> Section:
     blocks: list[Block] = [
         setup_line(r),
         Table(grid, "Per framework and device: the functions that pass, partly fail and completely fail on each "
-                    "measured setup (of those that ran), or why the cell has no verdict; the 2023 study's figure "
-                    "beside it where it published one", classes=css, anchor="grid"),
+                    "measured setup (of those that ran, forward), and of those with backward cases how many pass "
+                    "backward too; or why the cell has no verdict; the 2023 study's figure beside it where it "
+                    "published one", classes=css, anchor="grid"),
     ]
     blocks.append(Table(found, "Findings: the functions that failed, by cause and device; details under Failure "
                                "categories", anchor="findings") if not found.empty
@@ -80,6 +81,7 @@ def grid_frame(r: Results) -> pd.DataFrame:
         for device in devices:
             mine = port[(port["framework"] == fw) & (port["target"].map(device_of) == device)]
             texts = [_measured(p, several=len(mine) > 1) for _, p in mine.iterrows()] or [_unmeasured(r, fw, device)]
+            texts += [line for _, p in mine.iterrows() for line in [training.grid_line(r, fw, p["target"])] if line]
             if (fw, device) in study:
                 texts.append(study[(fw, device)])
             row[device] = "\n".join(texts)
@@ -90,14 +92,16 @@ def grid_frame(r: Results) -> pd.DataFrame:
 def _measured(p: pd.Series, several: bool) -> str:
     ran, passed, fell_back, partial, complete = (int(p[k]) for k in ("functions", "pass", "fallback", "partial",
                                                                       "complete"))
+    inapplicable = int(p.get("not_applicable", 0))  # neither ran nor failed: said apart
     if ran == 0:
         state = "not run"
-        text = "not run: no function of these records ran here (missing or skipped)"
+        text = "not run: no function of these records ran here (missing, skipped or not applicable)"
     else:
         state = ("complete failure" if complete == ran else "partial" if partial + complete
                  else "fallback" if fell_back else "pass")
         text = (f"{state}: {passed} of {ran} functions pass" + (f", {fell_back} fall back" if fell_back else "")
-                + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else ""))
+                + (f", {partial} partly fail" if partial else "") + (f", {complete} fail" if complete else "")
+                + (f"; {inapplicable} not applicable" if inapplicable else ""))
     label = " ".join(str(p["target"]).split(" ")[1:])  # the setup's label beyond its device (profile, mode, model)
     if label.startswith("(") and label.endswith(")"):  # a device model is in parentheses already
         label = label[1:-1]
@@ -140,6 +144,7 @@ def findings(r: Results) -> pd.DataFrame:
         where = g.groupby(["framework", "function"], sort=False)["target"].agg(tables.joined)
         names = [f"{fn} ({fw} {targets})" for (fw, fn), targets in where.items()]
         rows.append({"cause": category, "functions": len(names), "where": first_of(names, SHOWN)})
+    rows += training.findings(r) if not r.cases.empty else []
     ours = tables.failed_cases(r, include_case_errors=True) if not r.cases.empty else pd.DataFrame()
     if not ours.empty:
         names = sorted(set(ours["function"]))

@@ -15,7 +15,7 @@ from runner.report.tables import KEYS, ordered, repeats
 AGREEMENT_FLOOR_S = 100e-6  # faster cases are left out of repeat agreement: timer and dispatch noise dominate
 # A case was measured with the host slow when the calibration before it took this much longer than its run's
 # usual (10th percentile). On a 2-core VM, tf-cpu cases so flagged in either of two repeats disagreed by 31.4%
-# by the minimum, the others by 4.0% (README, "Drift"): the calibration finds the windows a host disturbed.
+# by the minimum, the others by 4.0% (docs/method.md, "Drift"): the calibration finds the windows a host disturbed.
 HOST_SLOW = 1.3
 
 

@@ -11,8 +11,8 @@ from typing import Optional
 import pandas as pd
 
 from runner import view
-from runner.report import (census, compiler_sections, declared_section, figures, latency_tables,
-                           measurement_sections, over_releases, overview, rerun, tables)
+from runner.report import (accelerator_state, census, compiler_sections, declared_section, figures, latency_tables,
+                           measurement_sections, over_releases, overview, rerun, tables, tpu_section, training)
 from runner.report.blocks import RERUN, Block, Section, Table, counted, first_of, percent
 from runner.report.load import Results
 
@@ -43,9 +43,10 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         _top20(r, figure_dir),
         _deciles(r, figure_dir),
         _categories(r, figure_dir),
+        training.coverage_section(r),
         declared_section.section(r),
         compiler_sections.eager_against_compiled(r),
-        compiler_sections.tpu_forecast(r),
+        tpu_section.section(r),
         compiler_sections.different_answers(r),
         over_releases.section(r, figure_dir),
         measurement_sections.latency_pairs(latency_tables.pairs(r), figure_dir),
@@ -55,6 +56,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         measurement_sections.method(r),
         measurement_sections.precision(r, figure_dir),
         measurement_sections.spread(r),
+        accelerator_state.section(r),
         _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's, or off "
                  "the compiler (a torch_xla op run on the CPU, a TorchDynamo graph break, a JAX host callback).",
                  "No case recorded a fallback (an op run on another device than the cell's, or off the compiler)."),
@@ -103,7 +105,8 @@ def _portability(r: Results) -> Section:
         "Per function, over every case and repeat on the setup: pass (every case that ran passed), partial, "
         "complete (every case failed). Percentages are of the functions that ran (pass + partial + complete), "
         "as in Tables 1 and 8 of the study. Missing: the name does not exist in that version. Skipped: no case "
-        "applied to the device. case_error: only our own broken cases ran (listed at the end).",
+        "applied to the device. not_applicable: no case's input can exist on the device (a strided view on an XLA "
+        "device), neither run nor failed. case_error: only our own broken cases ran (listed at the end).",
         Table(t)], summary="Functions passing: " + ", ".join(
             f"{row['framework']} {row['target']} {row['pass']} of {row['functions']}" for _, row in t.iterrows())
         + ".")
@@ -212,7 +215,7 @@ def _categories(r: Results, out: Path) -> Section:
     failed = rerun.with_commands(tables.failed_cases(r), r.cases)
     for (fw, target, category), g in failed.groupby(["framework", "target", "category"], sort=False):
         vendor = category == "precision" and (g["numerics"] == "vendor").any()
-        blocks.append(Table(g[["function", "case_id", "repeats", "message", RERUN]],
+        blocks.append(Table(g[["function", "case_id", "pass", "repeats", "message", RERUN]],
                             f"{fw} on {target}: {category} ({counted(len(g), 'case')})" + (
                                 "; run with the vendor's default arithmetic (numerics = vendor: TF32 or reduced-"
                                 "precision matmuls may be on), not the framework's full precision" if vendor else ""),

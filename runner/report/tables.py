@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from portability_harness.protocol import FRAMEWORKS
-from portability_harness.records.verdicts import VERDICTS
+from portability_harness.records.verdicts import VERDICTS, training
 
 from runner import view
 from runner.report.load import Results
@@ -55,13 +55,16 @@ def versions(r: Results) -> pd.DataFrame:
 
 
 def functions(r: Results) -> pd.DataFrame:
-    """Per framework, setup and function: its verdict and warm latency (view.function_rows), computed once."""
+    """Per framework, setup and function: its verdict and warm latency over its forward cases, its verdict over its
+    backward cases (None without) and how it trains (records.verdicts.training) (view.function_rows), computed once."""
     if "functions" not in r.derived:
         rows = [{"framework": fw, "target": t, "function": row.function, "verdict": row.verdict,
-                 "warm_median_s": row.warm_median_s}
+                 "warm_median_s": row.warm_median_s, "backward": row.backward,
+                 "training": training(row.verdict, row.backward)}
                 for (fw, t), g in r.cases.groupby(KEYS, sort=False)
                 for row in view.function_rows(g.to_dict("records"))]
-        r.derived["functions"] = pd.DataFrame(rows, columns=[*KEYS, "function", "verdict", "warm_median_s"])
+        r.derived["functions"] = pd.DataFrame(rows, columns=[*KEYS, "function", "verdict", "warm_median_s", "backward",
+                                                             "training"])
     return r.derived["functions"]
 
 
@@ -74,7 +77,8 @@ def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
 
 
 def portability(r: Results) -> pd.DataFrame:
-    """Tables 1 and 8: functions passing, partially and completely failing, plus missing, skipped and our own bugs."""
+    """Tables 1 and 8: functions passing, partially and completely failing, plus missing, skipped, not applicable (no
+    case's input can exist on the device) and our own bugs, none of them counted as run."""
     v = function_verdicts(r)
     counts = pd.crosstab([v["framework"], v["target"]], v["verdict"]).reindex(columns=VERDICTS,
                                                                               fill_value=0)
@@ -82,7 +86,8 @@ def portability(r: Results) -> pd.DataFrame:
     counts["functions"] = counts[list(RAN)].sum(axis=1)
     for name in RAN:
         counts[f"{name} %"] = _percent(counts[name], counts["functions"])
-    columns = KEYS + ["version", "functions", *RAN, *(f"{n} %" for n in RAN), "missing", "skipped", "case_error"]
+    # Every other verdict, each counted apart (records.verdicts): none of them ran, none failed.
+    columns = KEYS + ["version", "functions", *RAN, *(f"{n} %" for n in RAN), *(v for v in VERDICTS if v not in RAN)]
     return ordered(counts[columns], r)
 
 
@@ -139,7 +144,7 @@ def failed_cases(r: Results, include_case_errors: bool = False) -> pd.DataFrame:
     errors = f["category"] == "case_error"
     f = f[errors] if include_case_errors else f[~errors]
     out = (f.groupby([*KEYS, "category", "function", "case_id"], sort=False)
-           .agg(repeats=("repeat", "nunique"), message=("message", "first"),
+           .agg(**{"pass": ("pass", "first")}, repeats=("repeat", "nunique"), message=("message", "first"),
                 numerics=("numerics", "first")).reset_index())
     return ordered(out, r)
 

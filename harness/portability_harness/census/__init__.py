@@ -31,6 +31,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import time
 import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -143,13 +144,20 @@ def write_manifest(out: str, cases: Sequence[Case]) -> None:
     os.replace(tmp, path)
 
 
-def manifest_fields(out: str, case: str) -> Dict[str, Any]:
-    """The fields the manifest holds for a case (parsed from its id where there is no manifest)."""
+def manifest(out: str) -> Dict[str, Any]:
+    """The manifest beside `out` (empty where there is none yet)."""
     try:
         with open(manifest_path(out), encoding="utf-8") as f:
-            found = json.load(f).get(case)
+            data = json.load(f)
     except (OSError, ValueError):
-        found = None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def manifest_fields(out: str, case: str, known: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The fields the manifest holds for a case (parsed from its id where there is no manifest); `known`: the
+    manifest read once already (for many cases at a time)."""
+    found = (manifest(out) if known is None else known).get(case)
     if found:
         return {k: v for k, v in found.items() if k != "function"}
     parsed = parse_id(case) or {}
@@ -192,12 +200,18 @@ class Tally:
     first_failure: Optional[Dict[str, Any]] = None
     first_rejection: Optional[str] = None
     reference: str = "none"
+    # Where the case's time went after its timed sample: the other samples' calls (each compiles its own shapes
+    # where the framework compiles) and every sample's check against its reference (on an accelerator, the
+    # reference is the sample run again on the CPU).
+    calls_s: float = 0.0
+    checks_s: float = 0.0
 
     def fields(self) -> Dict[str, Any]:
         return {"samples": self.samples, "samples_run": self.run, "samples_failed": self.failed,
                 "samples_rejected": self.rejected, "samples_unchecked": self.unchecked,
                 "samples_skipped": self.skipped, "timed_sample": self.timed, "first_failure": self.first_failure,
-                "reference": self.reference}
+                "reference": self.reference, "samples_calls_s": round(self.calls_s, 6),
+                "samples_checks_s": round(self.checks_s, 6)}
 
 
 def first_line(text: str, limit: int = 300) -> str:
@@ -225,6 +239,7 @@ def run_samples(samples: Sequence[Sample], bench: Callable[..., Any], sync: Call
             tally.skipped += 1
             continue
         stage = "call"
+        began = time.perf_counter()
         try:
             tally.run += 1
             if tally.timed is None:
@@ -233,7 +248,8 @@ def run_samples(samples: Sequence[Sample], bench: Callable[..., Any], sync: Call
             else:
                 out = sample.run(None)
                 sync(out)
-            stage = "check"
+                tally.calls_s += time.perf_counter() - began
+            stage, began = "check", time.perf_counter()
             sample.check(out)
         except Rejected as e:
             tally.run -= 1
@@ -246,6 +262,8 @@ def run_samples(samples: Sequence[Sample], bench: Callable[..., Any], sync: Call
             if first is None:
                 first, first_sample = e, sample
                 tally.first_failure = {"sample": sample.index, "stage": stage, "message": describe(e)}
+        if stage == "check":
+            tally.checks_s += time.perf_counter() - began
         out = None  # a sample's output must not outlive it (device memory)
     return tally, first, first_sample
 

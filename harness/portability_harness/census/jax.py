@@ -70,9 +70,9 @@ class Census:
     # --- cases ------------------------------------------------------------------------------------------
 
     def cases(self, options: Options) -> List[Case]:
-        from portability_harness.declared.jax import _lowered_platforms
+        from portability_harness.declared.jax import lowered_platforms
 
-        lowered = _lowered_platforms()
+        lowered = lowered_platforms()
         groups: Dict[Tuple[str, str], List[Any]] = {}
         for h in self.harnesses:
             dtype = canonical(h.dtype)

@@ -65,7 +65,7 @@ def _read() -> Dict[str, Any]:
     # The test modules build their dtype lists at import from the x64 setting: with it off, every 64-bit
     # dtype would be missing from every list.
     jax.config.update("jax_enable_x64", True)
-    lowered = _lowered_platforms()
+    lowered = lowered_platforms()
     harnesses = _harnesses()
     fallback = _lax_test_dtypes() if harnesses is None else {}
     dtype_source = ("test_harnesses" if harnesses is not None else "lax_test_util (no test_harnesses in this wheel)"
@@ -97,7 +97,7 @@ def _read() -> Dict[str, Any]:
 
 # --- lowering rules -------------------------------------------------------------------------------------
 
-def _lowered_platforms() -> Dict[str, Set[str]]:
+def lowered_platforms() -> Dict[str, Set[str]]:
     """Primitive name -> platforms it has a real lowering for ('*' stands for all, from a generic rule)."""
     import jax  # noqa: F401  (importing jax registers the lowerings of lax, linalg, fft, random, ...)
     from jax._src.interpreters import mlir

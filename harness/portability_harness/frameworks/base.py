@@ -163,9 +163,9 @@ class Adapter:
         lower), where its message does not say it plainly; None: the message is the forecast's reason."""
         return None
 
-    def not_applicable(self, chain: List[Tuple[str, str]]) -> Optional[str]:
-        """Why a failure (its exception chain: [type name, message] pairs) is the case's input that cannot exist on
-        this device rather than the function failing, or None."""
+    def not_applicable(self, chain: List[Tuple[str, str]], function: str = "") -> Optional[str]:
+        """Why a failure (its exception chain: [type name, message] pairs) of a case of `function` is the case's
+        input that cannot exist on this device rather than the function failing, or None."""
         return None
 
     def perturb(self, out: Any, relative: float) -> Any:
@@ -196,6 +196,13 @@ class Adapter:
             except ImportError:
                 raise LookupError(f"{name}: {'.'.join(parts[:i])} has no attribute {parts[i]}")
         return obj
+
+    def resolves(self, name: str) -> bool:
+        try:
+            self.resolve(name)
+        except LookupError:
+            return False
+        return True
 
 
 def flatten(tree: Any) -> Iterator[Any]:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
+from . import jax_tpu
 from .base import Adapter, DeviceUnavailable, off_device
 
 # xla-cpu: the TPU model (tpu_model.py), JAX on its CPU backend primitive by primitive
@@ -18,12 +19,20 @@ class JaxAdapter(Adapter):
     module = "jax"
     devices = ("cpu", "cuda", "tpu", "xla-cpu")
 
+    matmul_ops = jax_tpu.MATMUL_OPS
+    transcendental_ops = jax_tpu.TRANSCENDENTAL_OPS
+
     def __init__(self) -> None:
         super().__init__()
         self._compiles: Optional[int] = None
+        self._lowered: Optional[Tuple[int, Dict[str, Set[str]]]] = None  # (rules registered, lowered_platforms)
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
-        # With exactly one platform named, JAX raises instead of falling back to the CPU.
+        # With its platforms named, JAX raises instead of falling back to the CPU; an accelerator's cell names the
+        # CPU second, for the float64 reference of backward cases (backward.py): JAX's default is the first that
+        # initialises, and _setup refuses a cell whose accelerator did not.
+        if device in ("cuda", "tpu"):
+            return {"JAX_PLATFORMS": f"{_PLATFORM[device]},cpu"}
         return {"JAX_PLATFORMS": _PLATFORM[device]} if device in _PLATFORM else {}
 
     def _setup(self) -> None:
@@ -36,6 +45,10 @@ class JaxAdapter(Adapter):
             devices = jax.devices()
         except RuntimeError as e:
             raise DeviceUnavailable(f"jax {jax.__version__} cannot use {self.device_kind}: {e}")
+        wanted = {"cuda": "gpu", "tpu": "tpu"}.get(self.device_kind, "cpu")
+        if devices[0].platform != wanted:  # JAX skips a CUDA platform it finds no GPU for, and the CPU comes first
+            raise DeviceUnavailable(f"jax {jax.__version__} sees no {self.device_kind} device (its default is "
+                                    f"{devices[0].platform})")
         self.handle = devices[0]
         self._count_compilations()
 
@@ -160,3 +173,24 @@ class JaxAdapter(Adapter):
 
     def compilations(self) -> Optional[int]:
         return self._compiles
+
+    # --- the TPU model (frameworks/jax_tpu.py) ---
+    def executed_ops(self, call: Callable[[], Any], fn: Callable[..., Any], args: tuple,
+                     kwargs: dict) -> List[Tuple[str, str]]:
+        return jax_tpu.executed_ops(call)
+
+    def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
+        from jax._src.interpreters import mlir
+
+        from portability_harness.declared.jax import lowered_platforms
+
+        # Read once (it parses the generic rules' source), again only where a case registered rules of its own;
+        # a JAX without this registry (before 0.4) names no primitive, only the dtypes a TPU lacks.
+        rules = getattr(mlir, "_platform_specific_lowerings", None)
+        size = len(getattr(mlir, "_lowerings", {})) + sum(map(len, (rules or {}).values()))
+        if self._lowered is None or self._lowered[0] != size:
+            self._lowered = (size, lowered_platforms() if rules is not None else {})
+        return jax_tpu.tpu_gaps(ops, self._lowered[1])
+
+    def perturb(self, out: Any, relative: float) -> Any:
+        return jax_tpu.perturb(out, relative)

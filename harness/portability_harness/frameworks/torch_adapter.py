@@ -5,6 +5,7 @@ import os
 import shutil
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from . import torch_tpu
 from .base import Adapter, DeviceUnavailable, flatten, off_device
 
 
@@ -12,6 +13,8 @@ class TorchAdapter(Adapter):
     name = "torch"
     module = "torch"
     devices = ("cpu", "cuda", "tpu", "xla-cpu")
+    matmul_ops = torch_tpu.MATMUL_OPS
+    transcendental_ops = torch_tpu.TRANSCENDENTAL_OPS
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
         if device == "tpu":
@@ -194,6 +197,33 @@ class TorchAdapter(Adapter):
             ops += sorted("graph break: " + k.strip().splitlines()[0][:200] for k, v in self._graph_breaks().items()
                           if v > before["breaks"].get(k, 0))
         return dict(found or {}, ops=ops) if ops else found
+
+    # --- the TPU model (frameworks/torch_tpu.py) ---
+    @property
+    def _held_2023(self) -> bool:
+        return self.model and self.tpu_dtypes == "2023"
+
+    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Callable[[], Any]:
+        if self._held_2023:
+            return torch_tpu.held_as_2023(fn, args, kwargs)
+        return super().prepare(fn, args, kwargs)
+
+    def executed_ops(self, call: Callable[[], Any], fn: Callable[..., Any], args: tuple,
+                     kwargs: dict) -> List[Tuple[str, str]]:
+        ops = torch_tpu.executed_ops(call, flatten)
+        if self._held_2023:  # what the TPU then held and computed in
+            ops = sorted({(op, torch_tpu.HELD_2023.get(dtype, dtype)) for op, dtype in ops})
+        return ops
+
+    def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
+        return torch_tpu.tpu_gaps(ops)
+
+    def not_applicable(self, chain: List[Tuple[str, str]], function: str = "") -> Optional[str]:
+        return torch_tpu.not_applicable(chain, function) if self.xla else None
+
+    def perturb(self, out: Any, relative: float) -> Any:
+        held = ("float32", "complex64") + (tuple(torch_tpu.HELD_2023) if self._held_2023 else ())
+        return torch_tpu.perturb(out, relative, held)
 
     def compilations(self) -> Optional[int]:
         if not self.xla:

@@ -57,7 +57,22 @@ from typing import Any, Dict, List, Optional
 #    "compiler"); the header's framework_facts may carry `timed_soft_device_placement` (TensorFlow: soft placement
 #    around the timed calls, off in paper mode and in the TPU model; `soft_device_placement` is the rest's); a case
 #    may carry `called_as` (the path the study called its function by, where this release lacks the public name).
-SCHEMA = 5
+#    Added later in schema 5 without changing a key: a case's `cut_short` (on an `interrupted` record of a case a
+#    time budget left without a result, run_budget.py: "run", the run's budget, Config.stop_at, or "case", a quick
+#    pass's limit a case, Config.case_budget_s) and the footer's `cut_short` (how many); a GPU case's `device_state`
+#    (device_state.py: its SM and memory clocks, temperature and power draw [before, after] its measurement, the
+#    NVML reasons holding its clocks at either end, `held_s` by the power or thermal policy in between; absent
+#    where NVML cannot be read); a census case's `samples_calls_s` and `samples_checks_s` (the time after its
+#    timed sample: the other samples' calls, every sample's check against its reference).
+# 6: training as well as inference (backward.py, case_kinds.py): each case carries `pass` (forward, or backward: the
+#    case timed the backward call alone, after an untimed forward, and its output is the gradients) and `layout`
+#    (its input's layout or kind: dense, sparse_coo, sparse_csr, quantized, pinned, channels_last, complex); a
+#    backward case carries `gradient_divergence` ({max_abs, max_rel, max_ulp} of its gradients against the CPU's
+#    float64 gradients of the same inputs, in units of the gradients' own dtype, or {mismatch} / {reference_failed});
+#    the header's catalog gives, for a function that declares them, `backward` (why it has no backward cases) and
+#    `upstream` (the upstream test methods its module cites, each with what represents it: upstream.py). Records of
+#    schema 5 and before read as forward cases (with no layout).
+SCHEMA = 6
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
 CATEGORIES = (
@@ -125,6 +140,7 @@ def case(
         "compiled": timing.get("compiled"),
         "recompiles": timing.get("recompiles"),
         "fallback": fallback,
+        "pass": extra.pop("pass", "forward"),
         **extra,
     }
 
@@ -170,4 +186,6 @@ def migrate(record: Dict[str, Any]) -> Dict[str, Any]:
     old = record.get("record") == "header" and isinstance(record.get("schema"), int) and record["schema"] < 4
     if (old or record.get("record") == "case") and "compiler" not in record:
         record = dict(record, compiler="eager")  # before schema 4 every cell ran eagerly
+    if record.get("record") == "case" and "pass" not in record:
+        record = dict(record, **{"pass": "forward"})  # before schema 6 every case called its function forward
     return record

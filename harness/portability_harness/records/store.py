@@ -51,8 +51,9 @@ class Contents:
 
     @property
     def done(self) -> set:
-        """Case ids with a result: what a resumed run skips (an interrupted case runs again)."""
-        return {c["case_id"] for c in self.cases if c.get("outcome") != "interrupted"}
+        """Case ids with a result: what a resumed run (or a replacement worker) skips. An interrupted case runs again,
+        but not one a quick pass cut short at its limit a case, which it would only meet again (run_budget.py)."""
+        return {c["case_id"] for c in self.cases if c.get("outcome") != "interrupted" or c.get("cut_short") == "case"}
 
     def problems(self) -> List[str]:
         """What a reader left out, one phrase each (empty when the file read whole)."""
@@ -132,6 +133,15 @@ def _deduplicated(records: List[Dict[str, Any]], duplicates: List[str]) -> List[
 def holds_results(path: str) -> bool:
     """Whether a run already wrote to this file: a new run must not append to it without --resume."""
     return os.path.exists(path) and os.path.getsize(path) > 0
+
+
+def drop_if_empty(path: str) -> None:
+    """Remove a results file a run created and wrote nothing to (locking it created it)."""
+    try:
+        if os.path.getsize(path) == 0:
+            os.remove(path)
+    except OSError:
+        pass
 
 
 def repair(path: str) -> Optional[str]:

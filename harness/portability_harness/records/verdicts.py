@@ -43,6 +43,32 @@ def verdict(cases: Iterable[Dict[str, Any]]) -> str:
     return "case_error" if errors and not skipped else "skipped"
 
 
+# How a function trains on a setup, beside how it infers (its verdict over forward cases, and over backward ones):
+# backward cases are a second pass of the same function (records' `pass`), judged apart so that "runs forward, fails
+# backward" is a verdict of its own, and the study's tables stay forward, as the study measured.
+FORWARD_ONLY, TRAINS, FAILS_BACKWARD, FAILS_FORWARD = ("forward only", "forward and backward",
+                                                       "runs forward, fails backward", "fails forward")
+TRAINING = (TRAINS, FAILS_BACKWARD, FAILS_FORWARD, FORWARD_ONLY)
+
+
+def by_pass(cases: Iterable[Dict[str, Any]]) -> "tuple[List[Dict[str, Any]], List[Dict[str, Any]]]":
+    """(forward cases, backward cases); a record without `pass` (schema 5 and before) is forward."""
+    forward, backward = [], []
+    for c in cases:
+        (backward if c.get("pass") == "backward" else forward).append(c)
+    return forward, backward
+
+
+def training(forward: str, backward: "str | None") -> str:
+    """A function's TRAINING verdict from its forward verdict and its backward one (None: no backward cases)."""
+    if forward in ("partial", "complete"):
+        return FAILS_FORWARD
+    if forward not in ("pass", "fallback") or backward is None or backward not in ("pass", "fallback", "partial",
+                                                                                    "complete"):
+        return FORWARD_ONLY
+    return FAILS_BACKWARD if backward in ("partial", "complete") else TRAINS
+
+
 def by_function(cases: Iterable[Dict[str, Any]]) -> "OrderedDict[str, List[Dict[str, Any]]]":
     groups: "OrderedDict[str, List[Dict[str, Any]]]" = OrderedDict()
     for c in cases:
