@@ -93,10 +93,32 @@ MODEL_CASES = '''
 '''
 
 
+SETUP_CASE = '''
+    """Test-only case: a call with a set-up (bench.with_setup), whose effect the check reads."""
+    import pytest
+    import tensorflow as tf
+
+    pytestmark = pytest.mark.function("tf.identity")
+
+
+    def test_with_setup(bench, device):
+        made = []
+
+        def make(x):
+            made.append(x)
+            return tf.identity(x)
+
+        with tf.device(device):
+            bench.with_setup(made.clear, make, tf.constant([1.0]))
+        assert len(made) == 1  # the forecast's reading of the ops left what the timed call made
+'''
+
+
 def test_the_model_forecasts_complex128_to_fail_and_graph_building_to_run(venv_for, tmp_path):
     curated = tmp_path / "curated"
     (curated / "tensorflow").mkdir(parents=True)
     (curated / "tensorflow" / "test_model_cases.py").write_text(textwrap.dedent(MODEL_CASES))
+    (curated / "tensorflow" / "test_setup_case.py").write_text(textwrap.dedent(SETUP_CASE))
     shutil.copy(CURATED / "tensorflow" / "test_graph_as_default.py", curated / "tensorflow")
     out = tmp_path / "model.jsonl"
     code, events = harness(venv_for("tf-xla-cpu"), config(out, "tensorflow", curated=curated, device="xla-cpu",
@@ -114,6 +136,8 @@ def test_the_model_forecasts_complex128_to_fail_and_graph_building_to_run(venv_f
     tight = cases["test_tight"]
     assert tight["outcome"] == "passed" and tight["tpu"]["verdict"] == "numerics_risk"
     assert "MatMul (float32: one bfloat16 pass)" in tight["tpu"]["reason"]
+    assert cases["test_with_setup"]["outcome"] == "passed"
+    assert cases["test_with_setup"]["tpu"] == {"verdict": "runs", "reason": None, "ops": [["Identity", "float32"]]}
     graph = [c for name, c in cases.items() if name.startswith("test_graph_as_default")]
     assert graph and all(c["tpu"]["verdict"] == "runs" for c in graph), [c["tpu"] for c in graph]
 

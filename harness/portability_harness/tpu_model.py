@@ -121,11 +121,15 @@ def function_forecast(verdicts: Sequence[str]) -> str:
 # --- in the case (plugin.bench): the ops of the timed call, and the probe's call ---
 
 def executed(adapter: Any, state: Any, setup: Any, call: Any, fn: Any, args: Any, kwargs: Any) -> None:
-    """The TPU model: the ops the timed call executes (one untimed call or a trace), those a TPU lacks, and the error
-    its arithmetic would put on the output (what the numerics probe then tries on the case's check)."""
-    if setup is not None:
+    """The TPU model: the ops the timed call executes (one untimed call, a trace, or what its timed run recorded),
+    those a TPU lacks, and the error its arithmetic would put on the output (what the numerics probe then tries on
+    the case's check). The case's setup runs before an untimed call only: run with nothing after it, it would undo
+    what the timed call left for the case's check (simple_save's export)."""
+    def again() -> Any:
         setup()
-    state.ops = adapter.executed_ops(call, fn, args, kwargs)
+        return call()
+
+    state.ops = adapter.executed_ops(call if setup is None else again, fn, args, kwargs)
     state.gaps = adapter.tpu_gaps(state.ops)
     state.risk_error, state.risk_causes = risk_error(state.ops, adapter.matmul_ops,
                                                                adapter.transcendental_ops)
