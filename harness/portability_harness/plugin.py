@@ -38,9 +38,10 @@ _gpu: Optional[device_state.Reader] = None  # the cell's GPU through NVML, where
 def pytest_configure(config: pytest.Config) -> None:
     global _worker, _adopting, _gpu
     config.addinivalue_line(
-        "markers", "function(name, decile=None, top20=False, paper_label=None, backward=None): the function a curated "
-                   "module covers (the study's sample gives its usage decile, top-20 flag and label; your own, the "
-                   "name); backward: why it has no backward cases (not differentiable)"
+        "markers", "function(name, decile=None, top20=False, paper_label=None, backward=None, called_as=None): the "
+                   "function a curated module covers (the study's sample gives its usage decile, top-20 flag and label; "
+                   "your own, the name); backward: why it has no backward cases (not differentiable); called_as: the "
+                   "path the study called it by, where a release lacks the public name"
     )
     config.addinivalue_line("markers", "layout(name): the case's input layout or kind, one of "
                                        + ", ".join(case_kinds.LAYOUTS))
@@ -162,17 +163,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
     if state.missing is not None:
         outcome, message = "missing_api", state.missing
     elif state.failed:
-        outcome, message = "failed", clf.describe(state.chain)
         params = getattr(getattr(item, "callspec", None), "params", {})
-        # A compiler traces the case's own code symbolically (tf.function's autograph, torch.compile's Dynamo): an
-        # AttributeError it raises there is the compiler refusing the code, which the eager cell runs, not our bug.
-        in_case = state.raised_in_case and not (w.cfg.compiler == "compiled" and state.stage in ("trace", "lower"))
-        fields = w.category(state.case_id, state.chain, in_case, state.function, params.values())
-        if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
-            fields["category_source"] = "db"  # the case's own database expects this failure (census)
-        if state.stage == "check" and w.cfg.compiler == "compiled" and divergence.diverged(state.divergence):
-            # The case's own check, with its own tolerance, refused an output that differs from the eager one.
-            fields = {"category": "precision", "category_source": "divergence"}
+        outcome, (message, fields) = "failed", w.failure(state, params.values())
     elif state.skip_reason is not None:
         outcome, message = "skipped", state.skip_reason
     elif state.fallback:
@@ -185,7 +177,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         outcome, message, fields = "not_applicable", inapplicable, {}
     if w.adapter.model:
         fields["tpu"] = tpu_model.forecast(outcome, fields.get("category"), message, state.gaps, state.risk,
-                                           state.ops, state.stage, state.fallback)
+                                           state.ops, state.stage, state.fallback,
+                                           w.adapter.failure_reason(state.chain) if outcome == "failed" else None)
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
     phases = state.phases()
     w.write_case(
@@ -252,6 +245,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     try:
         w.adapter.resolve(state.function)
     except LookupError as e:
+        # Where the public name is absent, the path the study called it by (the marker's called_as), recorded.
+        called_as = item.get_closest_marker("function").kwargs.get("called_as")
+        if called_as and w.adapter.resolves(called_as):
+            state.extra["called_as"] = called_as
+            return
         state.missing = str(e)
         pytest.skip(_MISSING_PREFIX + str(e))
 

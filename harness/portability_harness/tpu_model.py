@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from portability_harness.records.schema import first_line
+
 VERDICTS = ("runs", "fails", "numerics_risk", "not_applicable")
 
 # The TPU's default arithmetic, as a relative error of a float32 result (complex64 alike):
@@ -72,9 +74,10 @@ class ProbeVoid(Exception):
 
 def forecast(outcome: str, category: Optional[str], message: Optional[str], gaps: Sequence[str],
              risk: Optional[str], ops: Sequence[Tuple[str, str]], stage: Optional[str] = None,
-             fallback: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
+             fallback: Optional[Dict[str, Any]] = None, reason: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """A case's forecast for a TPU from its run in the model cell: its outcome there, the ops the TPU lacks
-    (`gaps`: "op (dtype): why"), and `risk` (what its check refused in the numerics probe, or None). None where the
+    (`gaps`: "op (dtype): why"), and `risk` (what its check refused in the numerics probe, or None); `reason`: what a
+    failure was, where the adapter reads more than its message says (Adapter.failure_reason). None where the
     case says nothing of the TPU (skipped, missing from this version, interrupted, our own case's error)."""
     listed = [list(o) for o in sorted(set(map(tuple, ops)))][:MAX_OPS]
     if outcome in ("skipped", "missing_api", "interrupted") or category == "case_error":
@@ -84,9 +87,12 @@ def forecast(outcome: str, category: Optional[str], message: Optional[str], gaps
                 "ops": listed}
     if gaps:
         return {"verdict": "fails", "reason": "no TPU kernel: " + "; ".join(gaps), "ops": listed}
+    if outcome == "failed" and reason:
+        return {"verdict": "fails", "reason": reason, "ops": listed}
     if outcome == "failed":
         where = f" at {stage}" if stage and stage not in ("execute", "setup") else ""
-        return {"verdict": "fails", "reason": f"{category or 'failed'}{where}: {message or 'no message'}", "ops": listed}
+        return {"verdict": "fails", "reason": f"{category or 'failed'}{where}: {first_line(message) or 'no message'}",
+                "ops": listed}
     if risk:
         return {"verdict": "numerics_risk", "reason": risk, "ops": listed}
     reason = None
@@ -115,11 +121,15 @@ def function_forecast(verdicts: Sequence[str]) -> str:
 # --- in the case (plugin.bench): the ops of the timed call, and the probe's call ---
 
 def executed(adapter: Any, state: Any, setup: Any, call: Any, fn: Any, args: Any, kwargs: Any) -> None:
-    """The TPU model: the ops the timed call executes (one untimed call or a trace), those a TPU lacks, and the error
-    its arithmetic would put on the output (what the numerics probe then tries on the case's check)."""
-    if setup is not None:
+    """The TPU model: the ops the timed call executes (one untimed call, a trace, or what its timed run recorded),
+    those a TPU lacks, and the error its arithmetic would put on the output (what the numerics probe then tries on
+    the case's check). The case's setup runs before an untimed call only: run with nothing after it, it would undo
+    what the timed call left for the case's check (simple_save's export)."""
+    def again() -> Any:
         setup()
-    state.ops = adapter.executed_ops(call, fn, args, kwargs)
+        return call()
+
+    state.ops = adapter.executed_ops(call if setup is None else again, fn, args, kwargs)
     state.gaps = adapter.tpu_gaps(state.ops)
     state.risk_error, state.risk_causes = risk_error(state.ops, adapter.matmul_ops,
                                                                adapter.transcendental_ops)

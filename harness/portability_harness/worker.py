@@ -14,13 +14,13 @@ import platform
 import re
 import socket
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import compile_caches, declared, environment, processes
+from portability_harness import compile_caches, declared, divergence, environment, processes
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
@@ -31,6 +31,8 @@ from portability_harness.records import schema, store
 from portability_harness.timing import Policy
 
 
+# Categories a compiled failure keeps whatever the compiler said: our own case's bug, and the process's limits.
+_NOT_THE_COMPILERS = ("case_error", "memory", "timeout", "crash")
 # The worker's records reach the disk within this long (each is in the file at once: a worker that dies loses none).
 SYNC_EVERY_S = 1.0
 
@@ -103,11 +105,16 @@ class Worker:
         environment = self.adapter.environment(self.cfg.device, self.cfg.mode)
         os.environ.update(environment)
         self.adapter.tpu_dtypes = self.cfg.tpu_dtypes
+        self.adapter.declared_table = self.declared_table
         try:
             self.adapter.setup(self.cfg.device, self.cfg.mode, self.cfg.compiler)
         except DeviceUnavailable as e:
             why = telling_line(self.cfg.log_path)  # the framework's own warning, in the log the worker writes
             self.fail(Exit.DEVICE_UNAVAILABLE, f"{e}" + (f" (its log: {why})" if why else ""))
+        if self.adapter.model:
+            # The TPU model's cells give verdicts, not latencies (XLA's CPU backend op by op says nothing of a TPU's
+            # speed): one timed call, as paper mode times; the forecast's untimed calls follow it.
+            self.policy = Policy.named("paper")
         missing = self.adapter.compiler_missing() if self.cfg.compiler == "compiled" else None
         if missing:  # a set-up that cannot compile anything is the cell's verdict, not a failure of every case
             self.fail(Exit.INCOMPATIBLE_DEVICE, missing)
@@ -203,6 +210,26 @@ class Worker:
         self.done.add(rec["case_id"])
         self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome=rec["outcome"],
                           category=rec["category"]))
+
+    def failure(self, state: Any, dtypes: Any) -> Tuple[str, Dict[str, Any]]:
+        """A failed case's message and category fields (state: its case_state.CaseState)."""
+        message = clf.describe(state.chain)
+        compiled = self.cfg.compiler == "compiled"
+        # A compiler traces the case's own code symbolically (tf.function's autograph, torch.compile's Dynamo): an
+        # AttributeError it raises there is the compiler refusing the code, which the eager cell runs, not our bug.
+        in_case = state.raised_in_case and not (compiled and state.stage in ("trace", "lower"))
+        fields = self.category(state.case_id, state.chain, in_case, state.function, dtypes)
+        if state.extra.get("db_ruling") and fields.get("category_source") == "classifier":
+            fields["category_source"] = "db"  # the case's own database expects this failure (census)
+        why = (self.adapter.not_compilable(state.chain, state.stage) if compiled
+               and fields.get("category") not in _NOT_THE_COMPILERS and fields.get("category_source") != "annotation"
+               else None)
+        if why:  # the function cannot be compiled whole, whatever the device: not a device's missing kernel
+            message, fields = why, {"category": "not_compilable", "category_source": "compiler"}
+        if state.stage == "check" and compiled and divergence.diverged(state.divergence):
+            # The case's own check, with its own tolerance, refused an output that differs from the eager one.
+            fields = {"category": "precision", "category_source": "divergence"}
+        return message, fields
 
     def category(self, case_id: str, chain: List, raised_in_case: bool, function: Optional[str] = None,
                  dtypes: Any = ()) -> Dict[str, Any]:

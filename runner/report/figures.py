@@ -22,7 +22,8 @@ from runner.view import format_seconds  # noqa: E402
 
 COLORS = {"torch": "tab:red", "tensorflow": "tab:orange", "jax": "tab:blue"}
 CATEGORY_COLORS = {"not_implemented": "tab:purple", "type": "tab:blue", "precision": "tab:green",
-                   "memory": "tab:brown", "timeout": "tab:pink", "crash": "tab:red", "other": "tab:gray"}
+                   "memory": "tab:brown", "timeout": "tab:pink", "crash": "tab:red", "not_compilable": "tab:olive",
+                   "other": "tab:gray"}
 
 
 @dataclass

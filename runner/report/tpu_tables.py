@@ -92,11 +92,15 @@ def forecasts(r: Results, framework: str, target: str) -> pd.DataFrame:
 def reason_kinds(reason: str) -> list[str]:
     """What a failing case's reason says, without the case's details, to count reasons over functions: each op and
     dtype a TPU has no kernel for ("no TPU kernel: Eig (complex64)"), else the failure's category, stage and error
-    type ("not_implemented at lower: XlaRuntimeError"), or its first words."""
+    type ("not_implemented at lower: XlaRuntimeError"), the op and dtype an XLA device could not place or lower
+    ("placement: no XLA_CPU kernel for AsString (float32)"), or its first words."""
     prefix = "no TPU kernel: "
     if reason.startswith(prefix):
         return [prefix + gap.split(": ", 1)[0] for gap in reason[len(prefix):].split("; ")]
     head, _, rest = reason.partition(": ")
+    kernel = re.match(r"no \S+ kernel for \S+( \([^)]*\))?", rest)
+    if kernel:
+        return [f"{head}: {kernel.group(0)}"]
     error = re.match(r"[A-Za-z_][\w.]*(?=[:(])", rest)
     return [f"{head}: {error.group(0)}" if error else head[:80]]
 

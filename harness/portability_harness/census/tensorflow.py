@@ -73,8 +73,8 @@ class Census:
         for op in sorted(by_op):
             if not options.wants_op(op):
                 continue
-            op_def = reg._op_def(op)
-            primary = reg._primary_attr(op_def) if op_def is not None else None
+            op_def = reg.op_def_of(op)
+            primary = reg.primary_attr(op_def) if op_def is not None else None
             lists: Dict[str, Optional[List[str]]] = {}
             for k, types in _KINDS.items():
                 defs = [kd for t in types for kd in by_op[op].get(t, ())]

@@ -85,10 +85,10 @@ def _tensor(tf: Any, dtype: str, shape: Tuple[int, ...], fill: Any) -> Any:
 
 def input_kwargs(tf: Any, op_def: Any, params: set, types: Dict[str, List[str]], recipe: Tuple
                  ) -> Dict[str, Any]:
-    from portability_harness.declared.tensorflow import _primary_attr
+    from portability_harness.declared.tensorflow import primary_attr
 
     data_shape, fill, index_shape, index_value = recipe
-    primary = _primary_attr(op_def)
+    primary = primary_attr(op_def)
     kwargs: Dict[str, Any] = {}
     for arg in op_def.input_arg:
         name = _python_name(arg.name, params)
@@ -132,9 +132,9 @@ def input_kwargs(tf: Any, op_def: Any, params: set, types: Dict[str, List[str]],
 
 def _forced(op_def: Any, types: Dict[str, List[str]]) -> set:
     """Type attributes given explicitly even though they have a default: the primary one (the case's dtype)."""
-    from portability_harness.declared.tensorflow import _primary_attr
+    from portability_harness.declared.tensorflow import primary_attr
 
-    primary = _primary_attr(op_def)
+    primary = primary_attr(op_def)
     return {primary} if primary else set()
 
 

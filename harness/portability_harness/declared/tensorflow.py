@@ -71,8 +71,8 @@ def read() -> Dict[str, Any]:
     }
     attrs: Dict[str, Dict[str, Dict[str, List[str]]]] = {}
     for op in sorted(set(registry) | _op_names(tf)):
-        op_def = _op_def(op)
-        primary = _primary_attr(op_def) if op_def is not None else None
+        op_def = op_def_of(op)
+        primary = primary_attr(op_def) if op_def is not None else None
         for kind, device_types in _COLUMNS.items():
             kernel_defs = [k for d in device_types for k in registry[op].get(d, ())]
             if not kernel_defs:
@@ -120,7 +120,8 @@ def _op_names(tf: Any) -> Set[str]:
     return {name for name in dir(tf.raw_ops) if not name.startswith("_")}
 
 
-def _op_def(op: str) -> Any:
+def op_def_of(op: str) -> Any:
+    """The op's OpDef, or None."""
     from tensorflow.python.framework import op_def_registry
 
     try:
@@ -135,7 +136,8 @@ def _type_attrs(op_def: Any) -> List[str]:
     return [a.name for a in op_def.attr if a.type in ("type", "list(type)")]
 
 
-def _primary_attr(op_def: Any) -> Optional[str]:
+def primary_attr(op_def: Any) -> Optional[str]:
+    """The type attribute whose dtypes a table lists for the op (the module's docstring says which), or None."""
     names = _type_attrs(op_def)
     typing = lambda args: [a.type_attr or a.type_list_attr for a in args]  # noqa: E731
     shared = [a for a in typing(op_def.input_arg) if a in names and a in typing(op_def.output_arg)]

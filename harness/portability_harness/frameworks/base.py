@@ -6,6 +6,8 @@ import importlib
 import platform
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from portability_harness.classify import describe
+
 
 class DeviceUnavailable(Exception):
     """The cell's device is absent or the framework cannot use it; nothing is run on another device."""
@@ -23,6 +25,8 @@ class Adapter:
         self.compiler = "eager"  # protocol.COMPILERS
         self.handle: Any = None  # what the `device` fixture returns
         self.tpu_dtypes = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules
+        # What the framework declares it supports (declared.read), as the worker reads it: once, when first asked.
+        self.declared_table: Callable[[], Optional[Dict[str, Any]]] = lambda: None
 
     # --- before and at import -------------------------------------------------------------
     def environment(self, device: str, mode: str) -> Dict[str, str]:
@@ -95,6 +99,13 @@ class Adapter:
         compiles raises compiler errors and the function's own alike)."""
         return stage
 
+    def not_compilable(self, chain: List[Tuple[str, str]], stage: str) -> Optional[str]:
+        """Why a compiled case's failure (its exception chain) is the function not compilable whole, whatever the
+        device, or None. Recorded as the category not_compilable with this as its message. A failure at trace is:
+        tracing runs the case's Python symbolically before any device is involved, and code that cannot be traced
+        (a graph and session, objects built in the call) still runs eagerly, op by op, on any device."""
+        return describe(chain) if stage == "trace" else None
+
     def eager(self) -> "contextlib.AbstractContextManager[Any]":
         """Entered around the eager reference call of a compiled case (JAX: with jit disabled)."""
         return contextlib.nullcontext()
@@ -147,6 +158,11 @@ class Adapter:
         """The executed ops a TPU has no kernel or lowering for, each "op (dtype): why"."""
         return []
 
+    def failure_reason(self, chain: List[Tuple[str, str]]) -> Optional[str]:
+        """What a failure on the XLA device was, in the framework's terms (the op and dtype it could not place or
+        lower), where its message does not say it plainly; None: the message is the forecast's reason."""
+        return None
+
     def not_applicable(self, chain: List[Tuple[str, str]], function: str = "") -> Optional[str]:
         """Why a failure (its exception chain: [type name, message] pairs) of a case of `function` is the case's
         input that cannot exist on this device rather than the function failing, or None."""
@@ -180,6 +196,13 @@ class Adapter:
             except ImportError:
                 raise LookupError(f"{name}: {'.'.join(parts[:i])} has no attribute {parts[i]}")
         return obj
+
+    def resolves(self, name: str) -> bool:
+        try:
+            self.resolve(name)
+        except LookupError:
+            return False
+        return True
 
 
 def flatten(tree: Any) -> Iterator[Any]:

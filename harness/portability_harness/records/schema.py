@@ -51,7 +51,12 @@ from typing import Any, Dict, List, Optional
 # 5: the TPU's execution model (device kind xla-cpu, eager: tpu_model.py): the outcome `not_applicable` (the case's
 #    input cannot exist on the device, e.g. a strided view on an XLA device: no verdict, counted apart), and in such
 #    a cell's cases `tpu` ({verdict: runs, fails, numerics_risk or not_applicable; reason; ops: the [op, dtype]
-#    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies).
+#    pairs the call executed}); the header's `tpu_dtypes` (which TPU generation's dtype rules the model applies);
+#    the category `not_compilable` (compiled: the function cannot be compiled whole, whatever the device: a failure
+#    at trace, or a value XLA cannot hold crossing into or out of the compiled function; category_source
+#    "compiler"); the header's framework_facts may carry `timed_soft_device_placement` (TensorFlow: soft placement
+#    around the timed calls, off in paper mode and in the TPU model; `soft_device_placement` is the rest's); a case
+#    may carry `called_as` (the path the study called its function by, where this release lacks the public name).
 #    Added later in schema 5 without changing a key: a case's `cut_short` (on an `interrupted` record of a case a
 #    time budget left without a result, run_budget.py: "run", the run's budget, Config.stop_at, or "case", a quick
 #    pass's limit a case, Config.case_budget_s) and the footer's `cut_short` (how many); a GPU case's `device_state`
@@ -81,6 +86,7 @@ CATEGORIES = (
     "memory",
     "timeout",
     "crash",
+    "not_compilable",
     "case_error",
     "other",
 )
