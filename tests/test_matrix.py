@@ -11,6 +11,7 @@ from runner.errors import UserError
 from runner.plan import Options, plan
 from runner.project import Project
 
+# The packages line is one TOML line (an inline table cannot wrap): the backslash joins it.
 MINIMAL = """\
 [matrix]
 frameworks = ["jax", "torch"]
@@ -20,7 +21,8 @@ repeats = 2
 
 [profiles.p]
 python = "3.11"
-packages = { jax = "0.10.2", jaxlib = "0.10.2", torch = "2.13.0", pytest = "8.3.5", absl-py = "2.5.1" }
+packages = { jax = "0.10.2", jaxlib = "0.10.2", torch = "2.13.0", pytest = "8.3.5", absl-py = "2.5.1", \
+nvidia-ml-py = "13.615.71" }
 bases = { cpu = "python:{python}-slim" }
 """
 
