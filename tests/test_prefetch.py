@@ -34,7 +34,7 @@ class Recording(backends.base.Backend):
         log("built")
 
 
-def test_the_later_cells_are_built_once_each_in_order_on_the_hosts_cpu(tmp_path, monkeypatch):
+def test_the_later_cells_are_built_once_each_in_order_on_the_hosts_cpu(tmp_path, monkeypatch, no_devices):
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
     assert [c.image.name for c in cells][:2] == ["torch-cpu", "torch-cpu"]  # eager and compiled share a venv
