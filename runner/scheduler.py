@@ -17,6 +17,7 @@ Only one repeat runs at a time: a repeat started ahead waits, imported, until it
 from __future__ import annotations
 
 import shutil
+import time
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,23 @@ def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = Non
             later=i > 0, standby=cell.backend != "docker" and begun + i > 0), names, calibration)
             for i in range(len(repeats))]
         begun += len(repeats)
-    return out
+    return within_budget(cells, out)
+
+
+def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
+    """A quick run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the
+    time left then, the ones after to nothing, as the harness cuts their cases short."""
+    ends = [c.stop_at for c in cells if c.runnable and c.key in walls and c.stop_at is not None]
+    if not ends:
+        return walls
+    left = max(0.0, min(ends) - time.time())
+    capped = {}
+    for cell in (c for c in cells if c.key in walls):
+        capped[cell.key] = []
+        for wall in walls[cell.key]:
+            capped[cell.key].append(estimate.Expected(min(wall.seconds, left), wall.source))
+            left -= capped[cell.key][-1].seconds
+    return capped
 
 
 def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:

@@ -60,6 +60,22 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
         "eager"]
 
 
+
+def test_a_quick_runs_expected_total_ends_at_its_budget():
+    """A quick run stops at its budget (--quick-budget-s), so the dry run expects no more than the budget in all:
+    the repeats after it expected at nothing, as the harness cuts their cases short."""
+    whole = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "0")
+    capped = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "90")
+    assert whole.returncode == 0 and capped.returncode == 0, whole.stderr + capped.stderr
+    assert _total_s(capped.stdout) <= 90 < _total_s(whole.stdout), capped.stdout + whole.stdout
+
+
+def _total_s(printed: str) -> int:
+    """The dry run's "expected in all: about 1 h 05 min | 12 min | 40 s", in seconds."""
+    (hours, minutes, seconds), = re.findall(r"expected in all: about (?:(\d+) h )?(?:(\d+) min)?(?:(\d+) s)?", printed)
+    return int(hours or 0) * 3600 + int(minutes or 0) * 60 + int(seconds or 0)
+
+
 @pytest.mark.slow
 def test_this_hosts_earlier_repeats_come_first_each_cold_or_cached_as_it_ran(venv_for, tmp_path):
     from portability_harness.records import store
