@@ -4,6 +4,8 @@ of the same inputs, and on the CPU the framework's own finite-difference checker
 Not a curated module (no test_ prefix): modules import it as `from _gradients import check_gradients`. The harness
 (portability_harness.backward) computes the gradients and their float64 reference; this is the case's side.
 """
+import inspect
+
 import torch
 from portability_harness.backward import cotangent
 from portability_harness.frameworks.base import flatten
@@ -15,6 +17,15 @@ from portability_harness.frameworks.torch_gradients import outputs as gradient_o
 # assert_close's default tolerances per dtype, for a gradient compared in float64 with the float64 reference.
 _GRAD_TOL = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
              torch.complex64: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7), torch.complex128: (1e-7, 1e-7)}
+
+
+# A module's forward with the given parameters: torch.func from PyTorch 2.0, torch.nn.utils.stateless before (the
+# paper2023 profile's 1.12).
+functional_call = torch.func.functional_call if hasattr(torch, "func") else torch.nn.utils.stateless.functional_call
+
+# gradcheck's masked semantics for sparse inputs (the gradient only at the specified elements) are `masked` from
+# PyTorch 2.0 on, `check_sparse_nnz` before.
+_MASKED = "masked" if "masked" in inspect.signature(torch.autograd.gradcheck).parameters else "check_sparse_nnz"
 
 
 def _dense64(t):
@@ -42,7 +53,7 @@ def check_gradients(grads, fn, args, kwargs=None, rtol=None, atol=None, second_o
         # Fast mode, as upstream's tests run gradcheck by default (common_utils.gradcheck): a random projection of
         # the Jacobians, not every element. Batched gradients do not take sparse inputs (test_sparse.py alike).
         sparse = any(x.layout != torch.strided for x in wrt)
-        options = {"masked": masked, "check_batched_grad": False} if sparse else {}
+        options = {_MASKED: masked, "check_batched_grad": False} if sparse else {}
         torch.autograd.gradcheck(f, wrt, fast_mode=True, **options)  # raises GradcheckError with both Jacobians
         if second_order:
             torch.autograd.gradgradcheck(f, wrt, fast_mode=True)
@@ -72,8 +83,7 @@ def _of_inputs(fn, args, kwargs):
         a, k = _swapped(args, swap), _swapped(kwargs, swap)
         if not params:
             return fn(*a, **k)
-        call = torch.func.functional_call if hasattr(torch, "func") else torch.nn.utils.stateless.functional_call
-        return call(fn, {n: x for (n, _), x in zip(params, xs[len(found):])}, a, k)
+        return functional_call(fn, {n: x for (n, _), x in zip(params, xs[len(found):])}, a, k)
 
     return f, tuple(found + [p for _, p in params])
 

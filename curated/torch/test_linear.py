@@ -7,7 +7,7 @@ defaults for the module dtype (floating_types(), ModuleInfo's default dtypes).
 import numpy as np
 import pytest
 import torch
-from _gradients import check_gradients
+from _gradients import check_gradients, functional_call
 from _support import SPARSE, check_close, host64, ids, init_uniform, np_linear, uniform
 
 pytestmark = pytest.mark.function("torch.nn.Linear", decile=100, top20=True)
@@ -136,7 +136,7 @@ def test_linear_sparse_weight(bench, device, layout):
 # test_linear_autograd, sparse weights: the gradients of the input, the sparse weight and the bias against the CPU's
 # float64 ones (gradcheck with sparse inputs on the CPU). Upstream compares the weight's gradient by value: linear's
 # backward returns it strided, whatever the weight's layout. The parameters are passed to the layer's forward as
-# arguments (torch.func.functional_call), so that the harness converts the sparse weight as a tensor for its
+# arguments (functional_call), so that the harness converts the sparse weight as a tensor for its
 # reference (a module holding a sparse parameter does not take Module.to(torch.float64)).
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
 @pytest.mark.parametrize("layout", SPARSE)
@@ -147,7 +147,7 @@ def test_linear_sparse_weight_backward(backward, device, layout, bias):
     x = _make_input((4,), device, torch.float64, seed=15, requires_grad=True)
 
     def forward(x, params):
-        return torch.func.functional_call(module, params, (x,))
+        return functional_call(module, params, (x,))
 
     grads = backward(forward, x, params)
     assert len(grads) == 2 + bias
