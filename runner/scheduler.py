@@ -19,7 +19,7 @@ from __future__ import annotations
 import shutil
 import time
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -58,16 +58,17 @@ def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = Non
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
     """A quick run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the
     time left then, the ones after to nothing, as the harness cuts their cases short."""
-    ends = [c.stop_at for c in cells if c.runnable and c.key in walls and c.stop_at is not None]
+    ends = [c.stop_at for c in cells if c.key in walls and c.stop_at is not None]
     if not ends:
         return walls
     left = max(0.0, min(ends) - time.time())
-    capped = {}
-    for cell in (c for c in cells if c.key in walls):
-        capped[cell.key] = []
-        for wall in walls[cell.key]:
-            capped[cell.key].append(estimate.Expected(min(wall.seconds, left), wall.source))
-            left -= capped[cell.key][-1].seconds
+    capped: dict[str, list[estimate.Expected]] = {}
+    for key, repeats in walls.items():  # in the run's order
+        capped[key] = []
+        for wall in repeats:
+            seconds = min(wall.seconds, left)
+            left -= seconds
+            capped[key].append(replace(wall, seconds=seconds))
     return capped
 
 
