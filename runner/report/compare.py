@@ -87,7 +87,7 @@ def compare(a: Results, b: Results) -> Comparison:
     facts_a, facts_b = _facts(a), _facts(b)
     found, unmatched = matches(a, b, facts_a, facts_b)
     setups, verdicts, latency, packages = [], [], [], []
-    va, vb = tables.function_verdicts(a), tables.function_verdicts(b)
+    va, vb = tables.functions(a), tables.functions(b)
     shown = ("framework_version", "profile", "mode", "device_model")
     for m in found:
         fa, fb = facts_a[(m.framework, m.a)], facts_b[(m.framework, m.b)]
@@ -142,12 +142,18 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match) -> pd.DataFrame:
-    left = va[(va["framework"] == m.framework) & (va["target"] == m.a)][["function", "verdict"]]
-    right = vb[(vb["framework"] == m.framework) & (vb["target"] == m.b)][["function", "verdict"]]
-    both = left.merge(right, on="function", how="outer", suffixes=(" a", " b")).fillna("not run")
-    changed = both[both["verdict a"] != both["verdict b"]]
+    """Functions whose verdict changed, forward (the study's) or backward (training, records.verdicts): a function
+    that still infers but no longer trains is a change a reader must see."""
+    cols = ["function", "verdict", "backward"]
+    left = va[(va["framework"] == m.framework) & (va["target"] == m.a)][cols]
+    right = vb[(vb["framework"] == m.framework) & (vb["target"] == m.b)][cols]
+    both = left.merge(right, on="function", how="outer", suffixes=(" a", " b"), indicator=True)
+    for side, present in (("a", "right_only"), ("b", "left_only")):  # a function one run lacks was not run there
+        both.loc[both["_merge"] == present, [f"verdict {side}", f"backward {side}"]] = "not run"
+    both = both.drop(columns="_merge").fillna("-")  # backward "-": the function has no backward cases there
+    changed = both[(both["verdict a"] != both["verdict b"]) | (both["backward a"] != both["backward b"])]
     return changed.assign(framework=m.framework, setup=m.label)[
-        ["framework", "setup", "function", "verdict a", "verdict b"]].sort_values("function")
+        ["framework", "setup", "function", "verdict a", "verdict b", "backward a", "backward b"]].sort_values("function")
 
 
 def _case_samples(r: Results, fw: str, target: str) -> pd.DataFrame:
