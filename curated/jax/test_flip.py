@@ -1,11 +1,18 @@
-"""jax.numpy.flip: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testFlip over shapes, dtypes and every axis incl. None and tuples)."""
+"""jax.numpy.flip: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testFlip over shapes, dtypes and every axis incl. None and tuples) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReverseGrad: lax.rev, which flip lowers to, over one and two dimensions, order 2); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.flip", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testFlip": [
+        "test_flip_axes", "test_flip_dtypes", "test_flip_twice_is_identity", "test_flip_large"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReverseGrad": ["test_flip_backward"],
+}
 
 # flip only moves data: exact values, same dtype and shape (assert_exact).
 
@@ -35,13 +42,14 @@ def test_flip_twice_is_identity(bench, device):
     assert_exact(result, x[::-1, ::-1])
 
 
-def test_flip_grad(bench, device):
-    # The cotangent of flip is flipped back: d/dx sum(w * flip(x)) = flip(w).
-    rng = np.random.default_rng(3)
-    x, w = rand_default(rng, (3, 4), np.float32), rand_default(rng, (3, 4), np.float32)
-    grad_fn = jax.grad(lambda a, b: jnp.sum(b * jnp.flip(a, 0)))
-    result = bench(grad_fn, jax.device_put(x, device), jax.device_put(w, device))
-    np.testing.assert_array_equal(np.asarray(result), np.flip(w, 0))
+# testReverseGrad: the cotangent of flip is flipped back along the same axes, to order 2, in the floating dtypes a
+# device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("shape,axis", [((3,), 0), ((2, 3), (0, 1)), ((3, 4), 0), ((2, 3, 4), None)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_flip_backward(backward, device, dtype, shape, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(3), shape, dtype), device)
+    grads = backward(jnp.flip, x, axis)
+    check_gradients(grads, jnp.flip, (x, axis), order=2)
 
 
 def test_flip_large(bench, device):

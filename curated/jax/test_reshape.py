@@ -1,11 +1,20 @@
-"""jax.numpy.reshape: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testReshape, testReshapeMethod) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReshapeGrad)."""
+"""jax.numpy.reshape: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testReshape, testReshapeMethod) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReshapeGrad: lax.reshape, with or without a permutation of the dimensions, order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.reshape", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testReshape": [
+        "test_reshape_shapes", "test_reshape_order_f", "test_reshape_dtypes", "test_reshape_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testReshapeMethod": "the x.reshape method calls jnp.reshape, "
+                                                                       "whose values the shapes cases check",
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReshapeGrad": ["test_reshape_backward"],
+}
 
 # Reshape moves data without arithmetic: shape, dtype and values must match exactly (assert_exact).
 
@@ -47,11 +56,13 @@ def test_reshape_large(bench, device):
     assert_exact(result, np.reshape(x, (256, 64, 64)))
 
 
-def test_reshape_grad(bench, device):
-    # The reverse-mode cotangent of a reshape is the cotangent reshaped back.
-    rng = np.random.default_rng(4)
-    x = rand_default(rng, (2, 3, 4), np.float32)
-    weights = rand_default(rng, (6, 4), np.float32)
-    grad_fn = jax.grad(lambda a: jnp.sum(jnp.reshape(a, (6, 4)) * weights))
-    result = bench(grad_fn, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), weights.reshape(2, 3, 4), rtol=1e-6)
+# testReshapeGrad: the cotangent of a reshape is the cotangent reshaped back (with order="F" through upstream's
+# permuted dimensions), to order 2, in the floating dtypes a device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("arg_shape,out_shape,order", [
+    ((2, 3, 4), (6, 4), "C"), ((3, 4), (12,), "F"), ((2, 1, 4), (8,), "C"), ((2, 2, 4), (2, 8), "F")])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_reshape_backward(backward, device, dtype, arg_shape, out_shape, order):
+    x = jax.device_put(rand_default(np.random.default_rng(4), arg_shape, dtype), device)
+    fn = lambda a: jnp.reshape(a, out_shape, order=order)  # noqa: E731
+    grads = backward(fn, x)
+    check_gradients(grads, fn, (x,), order=2)

@@ -1,11 +1,20 @@
-"""jax.numpy.split: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testSplitStaticInt: shapes (3,), (2, 3), (6, 5, 4) with a section count along each axis; testSplitStaticArray-style index lists; testSplitTypeError), checked exactly against np.split."""
+"""jax.numpy.split: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testSplitStaticInt: shapes (3,), (2, 3), (6, 5, 4) with a section count along each axis; index lists as NumPy takes them; testSplitTypeError), checked exactly against np.split, and tests/lax_autodiff_test.py (LaxAutodiffTest.testSplitGrad: lax.split, which jnp.split lowers to in current releases, along each axis of shapes (4,), (3, 4), (2, 3, 4), order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.split", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testSplitStaticInt": [
+        "test_split_sections", "test_split_indices", "test_split_dtypes", "test_split_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testSplitTypeError": "checks the error raised for traced "
+                                                                       "(non-static) section arguments under jit",
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testSplitGrad": ["test_split_backward"],
+}
 
 
 def _check(parts, expected):
@@ -44,3 +53,14 @@ def test_split_large(bench, device):
     x = rand_default(np.random.default_rng(3), (1024, 1024), np.float32)
     parts = bench(jnp.split, jax.device_put(x, device), 8, 0)
     _check(parts, np.split(x, 8, 0))
+
+
+# testSplitGrad: the input's gradient is the pieces' cotangents joined back along the axis, to order 2, for equal
+# and uneven pieces, in the floating dtypes a device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("shape,sections,axis", [((4,), 2, 0), ((3, 4), [1], 0), ((2, 3, 4), [1, 3], 2)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_split_backward(backward, device, dtype, shape, sections, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(4), shape, dtype), device)
+    fn = lambda a: jnp.split(a, sections, axis)  # noqa: E731
+    grads = backward(fn, x)
+    check_gradients(grads, fn, (x,), order=2)

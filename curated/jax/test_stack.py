@@ -1,11 +1,20 @@
-"""jax.numpy.stack: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testStack: shapes (), (2,), (3, 4), (1, 100) with each valid axis, 1 to 4 inputs, mixed dtypes promoted like NumPy, list or array input), checked exactly against np.stack."""
+"""jax.numpy.stack: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testStack: shapes (), (2,), (3, 4), (1, 100) with each valid axis, 1 to 4 inputs, mixed dtypes promoted like NumPy, list or array input; testStackArrayArgument: an array argument under jit), checked exactly against np.stack, and tests/lax_autodiff_test.py (LaxAutodiffTest.testConcatenateGrad: lax.concatenate, which stack lowers to, of three operands along each axis of shapes (4,), (3, 4), (2, 3, 4), order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import as_numpy, assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.stack", decile=90, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testStack": [
+        "test_stack_shapes_axes", "test_stack_dtypes", "test_stack_mixed_dtypes_promote", "test_stack_array_input",
+        "test_stack_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testStackArrayArgument": ["test_stack_array_input"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testConcatenateGrad": ["test_stack_backward"],
+}
 
 # stack only moves values: every check is exact (assert_exact).
 
@@ -48,3 +57,16 @@ def test_stack_large(bench, device):
     xs = [rand_default(rng, (512, 512), np.float32) for _ in range(4)]
     result = bench(jnp.stack, [jax.device_put(x, device) for x in xs], 1)
     assert_exact(result, np.stack(xs, 1))
+
+
+# testConcatenateGrad: each input's gradient is its slice of the cotangent along the new axis, to order 2, for three
+# operands, in the floating dtypes a device trains in; against the CPU's float64 gradient. The operands are
+# positional arguments, so that each is differentiated.
+@pytest.mark.parametrize("shape,axis", [((4,), 0), ((3, 4), 1), ((2, 3, 4), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_stack_backward(backward, device, dtype, shape, axis):
+    rng = np.random.default_rng(5)
+    xs = [jax.device_put(rand_default(rng, shape, dtype), device) for _ in range(3)]
+    fn = lambda *parts: jnp.stack(parts, axis)  # noqa: E731
+    grads = backward(fn, *xs)
+    check_gradients(grads, fn, tuple(xs), order=2)
