@@ -1,11 +1,20 @@
-"""jax.numpy.convolve: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testConvolutions for op "convolve", modes full/same/valid, one-dimensional shapes, and testConvolutionsPreferredElementType)."""
+"""jax.numpy.convolve: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testConvolutions for op "convolve", modes full/same/valid, one-dimensional shapes, and testConvolutionsPreferredElementType) and tests/lax_autodiff_test.py (LaxAutodiffTest.testConvGeneralDilatedGrad: lax.conv_general_dilated, which convolve lowers to, both operands' gradients, order 2, padded, tolerance 1e-3 in float32, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_near_reference, rand_default, tolerances, tpu_precision, wide
 
 pytestmark = pytest.mark.function("jax.numpy.convolve", decile=30, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testConvolutions": [
+        "test_convolve_modes", "test_convolve_dtypes", "test_convolve_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testConvolutionsPreferredElementType": [
+        "test_convolve_preferred_element_type"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testConvGeneralDilatedGrad": ["test_convolve_backward"],
+}
 
 # testConvolutions' tolerances.
 _TOL = tolerances(float16=2e-1, bfloat16=2e-1, float32=1e-2, complex64=1e-2)
@@ -53,3 +62,19 @@ def test_convolve_large(bench, device):
     result = bench(jnp.convolve, jax.device_put(x, device), jax.device_put(y, device),
                    mode="same", precision=tpu_precision(device))
     _check(result, x, y, "same", np.float32)
+
+
+# testConvGeneralDilatedGrad: each operand's gradient is the cotangent correlated with the other operand, to order 2
+# (zero: convolution is bilinear), in every mode, in the inexact dtypes a device trains in; against the CPU's float64
+# gradient at upstream's tolerances (bfloat16 within 1e-1, tighter than upstream's 1).
+_GRAD_TOL = tolerances(float32=1e-3, bfloat16=1e-1, complex64=1e-3)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_convolve_backward(backward, device, dtype, mode):
+    rng = np.random.default_rng(4)
+    x, y = (jax.device_put(rand_default(rng, shape, dtype), device) for shape in ((6,), (3,)))
+    fn = lambda a, b: jnp.convolve(a, b, mode=mode, precision=tpu_precision(device))  # noqa: E731
+    grads = backward(fn, x, y)
+    check_gradients(grads, fn, (x, y), tol=_GRAD_TOL[np.dtype(dtype)], order=2)

@@ -1,11 +1,18 @@
-"""jax.scipy.special.gammaln: cases adapted from tests/lax_scipy_special_functions_test.py (LaxScipySpcialFunctionsTest.testScipySpecialFun with op "gammaln")."""
+"""jax.scipy.special.gammaln: cases adapted from tests/lax_scipy_special_functions_test.py (LaxScipySpecialFunctionsTest.testScipySpecialFun with op "gammaln": rand_positive inputs, the floating dtypes; its record leaves the gradient check out for gammaln's error, but training calls it, so the cases check digamma, gammaln's gradient, at upstream's gradient tolerance and eps); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_near_reference, rand_uniform, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.special.gammaln", decile=70, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_scipy_special_functions_test.py::LaxScipySpecialFunctionsTest::testScipySpecialFun": [
+        "test_gammaln_shapes", "test_gammaln_half_precision", "test_gammaln_integer_input",
+        "test_gammaln_special_points", "test_gammaln_large", "test_gammaln_backward"],
+}
 
 # testScipySpecialFun compares against SciPy with atol = rtol = 1e-3 (upstream notes gammaln
 # has slightly high error); 16-bit inputs use the looser default tolerance of their dtype.
@@ -60,3 +67,16 @@ def test_gammaln_large(bench, device):
     x = _positive(np.random.default_rng(2), (512, 512), low=1e-3, high=1e3)
     result = bench(jax.scipy.special.gammaln, jax.device_put(x, device))
     _check(result, x, np.float32)
+
+
+# The gradient, digamma(x) times the cotangent, on positive arguments, in the floating dtypes a device trains in;
+# against the CPU's float64 gradient at testScipySpecialFun's gradient tolerance (1e-3 absolute; bfloat16 wider),
+# with check_grads' eps of 1e-3 in float64 on the CPU.
+_GRAD_TOL = tolerances(float32=1e-3, bfloat16=5e-2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_gammaln_backward(backward, device, dtype):
+    x = jax.device_put(_positive(np.random.default_rng(3), (8,), low=0.5, high=5.0).astype(dtype), device)
+    grads = backward(jax.scipy.special.gammaln, x)
+    check_gradients(grads, jax.scipy.special.gammaln, (x,), tol=_GRAD_TOL[np.dtype(dtype)], eps=1e-3)

@@ -1,11 +1,18 @@
-"""jax.scipy.special.i0: cases adapted from tests/lax_scipy_special_functions_test.py (LaxScipySpcialFunctionsTest.testScipySpecialFun with op "i0", rand_default inputs, SciPy as the reference) and its gradient check."""
+"""jax.scipy.special.i0: cases adapted from tests/lax_scipy_special_functions_test.py (LaxScipySpecialFunctionsTest.testScipySpecialFun with op "i0", rand_default inputs, SciPy as the reference, and its gradient check: order 1, eps 1e-3, atol 1e-3, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_near_reference, rand_default, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.special.i0", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_scipy_special_functions_test.py::LaxScipySpecialFunctionsTest::testScipySpecialFun": [
+        "test_i0_shapes", "test_i0_half_precision", "test_i0_integer_input", "test_i0_special_points",
+        "test_i0_large", "test_i0_backward"],
+}
 
 # testScipySpecialFun compares with SciPy at atol = rtol = 1e-3 for float32; 16-bit inputs use the
 # looser default tolerance of their dtype.
@@ -50,13 +57,16 @@ def test_i0_special_points(bench, device):
     _check(result, x, np.float32)
 
 
-def test_i0_grad(bench, device):
-    # d/dx i0(x) = i1(x).
-    from scipy import special
-    x = rand_default(np.random.default_rng(2), (8,), np.float32)
-    grad_fn = jax.grad(lambda a: jnp.sum(jax.scipy.special.i0(a)))
-    result = bench(grad_fn, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), special.i1(x.astype(np.float64)), rtol=1e-3, atol=1e-3)
+# testScipySpecialFun's gradient check: i1(x) times the cotangent, in the floating dtypes a device trains in; against
+# the CPU's float64 gradient at upstream's gradient tolerance, with check_grads' eps of 1e-3 on the CPU.
+_GRAD_TOL = tolerances(float32=1e-3, bfloat16=5e-2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_i0_backward(backward, device, dtype):
+    x = jax.device_put(rand_default(np.random.default_rng(2), (8,), dtype), device)
+    grads = backward(jax.scipy.special.i0, x)
+    check_gradients(grads, jax.scipy.special.i0, (x,), tol=_GRAD_TOL[np.dtype(dtype)], eps=1e-3)
 
 
 def test_i0_large(bench, device):

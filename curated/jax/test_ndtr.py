@@ -1,4 +1,4 @@
-"""jax.scipy.special.ndtr: cases adapted from tests/lax_scipy_special_functions_test.py (the "ndtr" op record: float dtypes, rand_default inputs, checked against scipy.special.ndtr) and tests/lax_scipy_test.py (ndtr's gradient: the normal density).
+"""jax.scipy.special.ndtr: cases adapted from tests/lax_scipy_special_functions_test.py (the "ndtr" op record: float dtypes, rand_default inputs, checked against scipy.special.ndtr, and its gradient check: order 1, eps 1e-3, atol 1e-3); UPSTREAM_TESTS below maps each to the cases here.
 
 ndtr is documented for float32/float64 inputs only (other dtypes raise TypeError), so the cases use
 float32, the default float type."""
@@ -6,8 +6,15 @@ import jax
 import numpy as np
 import pytest
 import scipy.special as osp_special
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("jax.scipy.special.ndtr", decile=10, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/lax_scipy_special_functions_test.py::LaxScipySpecialFunctionsTest::testScipySpecialFun": [
+        "test_ndtr_shapes", "test_ndtr_tails_and_special_values", "test_ndtr_large", "test_ndtr_grad_is_normal_pdf",
+        "test_ndtr_backward"],
+}
 
 
 @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4)])
@@ -46,3 +53,11 @@ def test_ndtr_grad_is_normal_pdf(bench, device):
     g = jax.vmap(jax.grad(jax.scipy.special.ndtr))(xd)
     np.testing.assert_allclose(np.asarray(g), np.exp(-x.astype(np.float64) ** 2 / 2) / np.sqrt(2 * np.pi),
                                rtol=1e-5, atol=1e-6)
+
+
+# testScipySpecialFun's gradient check: the normal density times the cotangent, in float32 (ndtr's only 32-bit
+# dtype), into both tails; against the CPU's float64 gradient, with check_grads' eps of 1e-3 on the CPU.
+def test_ndtr_backward(backward, device):
+    x = jax.device_put(np.linspace(-6, 6, 13, dtype=np.float32), device)
+    grads = backward(jax.scipy.special.ndtr, x)
+    check_gradients(grads, jax.scipy.special.ndtr, (x,), tol=1e-5, eps=1e-3)

@@ -1,11 +1,18 @@
-"""jax.scipy.stats.norm.cdf: cases adapted from tests/scipy_stats_test.py (LaxBackedScipyStatsTests.testNormCdf) with SciPy as the reference."""
+"""jax.scipy.stats.norm.cdf: cases adapted from tests/scipy_stats_test.py (LaxBackedScipyStatsTests.testNormCdf) with SciPy as the reference, and tests/lax_scipy_special_functions_test.py (LaxScipySpecialFunctionsTest.testScipySpecialFun's gradient check of ndtr, which norm.cdf evaluates at (x - loc) / scale: order 1, eps 1e-3); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_near_reference, rand_default, rand_uniform, tolerances
 
 pytestmark = pytest.mark.function("jax.scipy.stats.norm.cdf", decile=30, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/scipy_stats_test.py::LaxBackedScipyStatsTests::testNormCdf": [
+        "test_norm_cdf_loc_scale", "test_norm_cdf_standard", "test_norm_cdf_tails_and_special",
+        "test_norm_cdf_integer_input", "test_norm_cdf_large"],
+    "tests/lax_scipy_special_functions_test.py::LaxScipySpecialFunctionsTest::testScipySpecialFun": ["test_norm_cdf_backward"],
+}
 
 # testNormCdf compares with tol=1e-6.
 _TOL = tolerances(float32=1e-6)
@@ -55,13 +62,16 @@ def test_norm_cdf_integer_input(bench, device):
     assert_near_reference(result, _scipy_norm_cdf(x.astype(np.float64)), np.float32, _TOL)
 
 
-def test_norm_cdf_grad(bench, device):
-    # d/dx cdf(x) is the normal pdf.
-    from scipy import stats
-    x = rand_default(np.random.default_rng(3), (8,))
-    grad_fn = jax.grad(lambda a: jnp.sum(jax.scipy.stats.norm.cdf(a)))
-    result = bench(grad_fn, jax.device_put(x, device))
-    np.testing.assert_allclose(np.asarray(result), stats.norm.pdf(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
+# The gradients of x, loc and scale (the normal density of the standardized value, scaled, times the cotangent), in
+# broadcasting shapes, in float32 (ndtr, which norm.cdf calls, takes float32 and float64 only: bfloat16 raises
+# TypeError); against the CPU's float64 gradient, with check_grads' eps of 1e-3 on the CPU.
+@pytest.mark.parametrize("shapes", [((8,), (), ()), ((3, 4), (4,), (3, 1))])
+def test_norm_cdf_backward(backward, device, shapes):
+    rng = np.random.default_rng(3)
+    x, loc, scale = rand_default(rng, shapes[0]), rand_default(rng, shapes[1]), _positive(rng, shapes[2])
+    args = tuple(jax.device_put(a, device) for a in (x, loc, scale))
+    grads = backward(jax.scipy.stats.norm.cdf, *args)
+    check_gradients(grads, jax.scipy.stats.norm.cdf, args, tol=1e-5, eps=1e-3)
 
 
 def test_norm_cdf_large(bench, device):
