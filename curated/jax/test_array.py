@@ -1,11 +1,20 @@
-"""jax.numpy.array: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArray with its ndmin and copy variants, and its checks of dtype inference from Python lists)."""
+"""jax.numpy.array: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArray with its ndmin and copy variants, and its checks of dtype inference from Python lists; upstream checks no gradient of jnp.array, but a model differentiates through it, so the cases add its backward: the identity's, with ndmin, and the stacking of a list of arrays as tests/lax_autodiff_test.py's LaxAutodiffTest.testConcatenateGrad checks it, order 2); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import canonical_dtype, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.array", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testArray": [
+        "test_array_from_numpy", "test_array_shapes", "test_array_from_python", "test_array_dtype_argument",
+        "test_array_ndmin", "test_array_from_list_of_device_arrays", "test_array_copy", "test_array_large",
+        "test_array_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testConcatenateGrad": ["test_array_stacked_backward"],
+}
 
 
 def _check(result, expected, dtype=None):
@@ -90,3 +99,24 @@ def test_array_large(bench, device):
     x = rand_default(np.random.default_rng(5), (1024, 1024), np.float32)
     result = bench(jnp.array, x)
     _check(result, x)
+
+
+# A copy's gradient is the cotangent (with ndmin, reshaped back), to order 2, in the inexact dtypes a device trains
+# in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("ndmin", [0, 4])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.complex64])
+def test_array_backward(backward, device, dtype, ndmin):
+    x = jax.device_put(rand_default(np.random.default_rng(6), (2, 3), dtype), device)
+    fn = lambda a: jnp.array(a, ndmin=ndmin)  # noqa: E731
+    grads = backward(fn, x)
+    check_gradients(grads, fn, (x,), order=2)
+
+
+# testConcatenateGrad: a list of arrays is stacked; each array's gradient is its slice of the cotangent, to order 2.
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_array_stacked_backward(backward, device, dtype):
+    rng = np.random.default_rng(7)
+    parts = [jax.device_put(rand_default(rng, (4, 5), dtype), device) for _ in range(3)]
+    fn = lambda *ps: jnp.array(list(ps))  # noqa: E731
+    grads = backward(fn, *parts)
+    check_gradients(grads, fn, tuple(parts), order=2)

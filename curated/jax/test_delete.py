@@ -1,4 +1,4 @@
-"""jax.numpy.delete: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testDelete, testDeleteSlice, testDeleteIndexArray, testDeleteMaskArray).
+"""jax.numpy.delete: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testDeleteInteger, testDeleteSlice, testDeleteIndexArray, testDeleteUniqueIndices, testDeleteMaskArray) and tests/lax_autodiff_test.py (LaxAutodiffTest.testSliceGrad and testGatherGrad: the slices an integer or slice obj lowers to, the gather an index array or mask lowers to, order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here.
 
 An index-array obj must be concrete, so those calls are timed eagerly by the harness (compiled=False);
 integer and slice objs are static and compile."""
@@ -6,9 +6,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import assert_exact, rand_default
 
 pytestmark = pytest.mark.function("jax.numpy.delete", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testDeleteInteger": ["test_delete_int", "test_delete_dtypes", "test_delete_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testDeleteSlice": ["test_delete_slice"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testDeleteIndexArray": ["test_delete_index_array"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testDeleteUniqueIndices": "checks assume_unique_indices=True, a flag the study's calls leave at its "
+                                    "default",
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testDeleteMaskArray": ["test_delete_mask_array"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testSliceGrad": ["test_delete_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testGatherGrad": ["test_delete_index_backward"],
+}
 
 # delete only drops entries: exact values, same dtype (assert_exact).
 
@@ -63,3 +75,24 @@ def test_delete_large(bench, device):
     x = rand_default(np.random.default_rng(5), (1024, 1024), np.float32)
     result = bench(jnp.delete, jax.device_put(x, device), slice(100, 200), 0)
     assert_exact(result, np.delete(x, slice(100, 200), 0))
+
+
+# testSliceGrad: an integer or slice obj keeps slices of the input; their cotangents go back in place, zeros where
+# entries were deleted, to order 2, in the floating dtypes a device trains in.
+@pytest.mark.parametrize("obj,axis", [(1, 0), (-2, 1), (slice(1, 3), 1), (slice(None, None, 2), None)])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_delete_backward(backward, device, dtype, obj, axis):
+    x = jax.device_put(rand_default(np.random.default_rng(6), (3, 4), dtype), device)
+    fn = lambda a: jnp.delete(a, obj, axis)  # noqa: E731
+    grads = backward(fn, x)
+    check_gradients(grads, fn, (x,), order=2)
+
+
+# testGatherGrad: an index array or boolean mask obj keeps the other entries through a gather; its transpose
+# scatters the cotangent back, to order 2, in the floating dtypes a device trains in. The obj is not differentiated.
+@pytest.mark.parametrize("obj", [np.array([0, 2], np.int32), np.array([True, False, False, True])])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_delete_index_backward(backward, device, dtype, obj):
+    x = jax.device_put(rand_default(np.random.default_rng(7), (3, 4), dtype), device)
+    grads = backward(jnp.delete, x, jax.device_put(obj, device), 1)
+    check_gradients(grads, jnp.delete, (x, jax.device_put(obj, device), 1), order=2)

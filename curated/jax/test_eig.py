@@ -1,4 +1,4 @@
-"""jax.numpy.linalg.eig: cases adapted from tests/linalg_test.py (NumpyLinalgTest.testEig and testEigBatching).
+"""jax.numpy.linalg.eig: cases adapted from tests/linalg_test.py (NumpyLinalgTest.testEig and testEigBatching); UPSTREAM_TESTS below maps each to the cases here. Not differentiable in JAX (the marker's backward= says why): no backward cases.
 
 Upstream checks the right eigenvectors through the residual of A v = v diag(w), scaled by
 (n + 1) * eps, against a bound of 100; the eigenvalues are also compared with NumPy's."""
@@ -8,7 +8,24 @@ import numpy as np
 import pytest
 from _support import rand_default
 
-pytestmark = pytest.mark.function("jax.numpy.linalg.eig", decile=30, top20=False)
+pytestmark = pytest.mark.function(
+    "jax.numpy.linalg.eig", decile=30, top20=False,
+    backward="no derivative in JAX: jnp.linalg.eig computes the eigenvectors, whose derivative JAX raises "
+             "NotImplementedError for (only jax.lax.linalg.eig's enable_eigvec_derivs=True opts in)")
+
+UPSTREAM_TESTS = {
+    "tests/linalg_test.py::NumpyLinalgTest::testEig": ["test_eig_shapes_dtypes", "test_eig_empty", "test_eig_known_spectra",
+                                         "test_eig_large"],
+    "tests/linalg_test.py::NumpyLinalgTest::testEigBatching": ["test_eig_batched_vmap"],
+    "tests/linalg_test.py::NumpyLinalgTest::testEigHandlesNanInputs": "runs jax.lax.linalg.eig's implementations on NaN input, not "
+                                                     "jnp.linalg.eig",
+    "tests/linalg_test.py::NumpyLinalgTest::testEigvalsGrad": "differentiates jnp.linalg.eigvals, another function; jnp.linalg.eig "
+                                             "has no derivative",
+    "tests/linalg_test.py::NumpyLinalgTest::testEigGradComplexInputs": "differentiates jax.lax.linalg.eig with "
+                                                      "enable_eigvec_derivs=True, which jnp.linalg.eig does not pass",
+    "tests/linalg_test.py::NumpyLinalgTest::testEigGradRealInputs": "differentiates jax.lax.linalg.eig with "
+                                                   "enable_eigvec_derivs=True, which jnp.linalg.eig does not pass",
+}
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.complex64): np.dtype(np.complex64)}
 

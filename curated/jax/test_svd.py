@@ -1,11 +1,19 @@
-"""jax.numpy.linalg.svd: cases adapted from tests/linalg_test.py (NumpyLinalgTest.testSVD, testSVDGrad)."""
+"""jax.numpy.linalg.svd: cases adapted from tests/linalg_test.py (NumpyLinalgTest.testSVD, testSVDGrad: the singular values' gradient and, through a function of U and Vh that their signs do not change, the singular vectors'; order 2, float and complex dtypes, under float32 matmul precision); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from _support import rand_default
+from _gradients import check_gradients
+from _support import rand_default, tolerances
 
 pytestmark = pytest.mark.function("jax.numpy.linalg.svd", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/linalg_test.py::NumpyLinalgTest::testSVD": [
+        "test_svd_factorization", "test_svd_batched", "test_svd_complex64", "test_svd_singular_values",
+        "test_svd_empty", "test_svd_large"],
+    "tests/linalg_test.py::NumpyLinalgTest::testSVDGrad": ["test_svd_values_backward", "test_svd_vectors_backward"],
+}
 
 
 def _svd(device, a, full_matrices, compute_uv, bench):
@@ -84,13 +92,34 @@ def test_svd_large(bench, device):
     _check_factorization(a, out, False)
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (2, 5), (5, 2), (2, 5, 5)])
-def test_svd_grad(bench, device, shape):
-    # testSVDGrad (compute_uv=False): for distinct singular values d(sum s)/dA = U[:, :k] Vh[:k].
-    a = rand_default(np.random.default_rng(5), shape, np.float32)
-    grad_fn = jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, full_matrices=False, compute_uv=False)))
+# testSVDGrad, against the CPU's float64 gradient and, on the CPU, check_grads in float64 to order 2, in float32 and
+# complex64 (SVD has no 16-bit kernels), under float32 matmul precision as upstream. Where the singular values are
+# distinct, d(sum s)/dA = U Vh; the singular vectors are determined up to a sign (a phase) per pair, which U Vh does
+# not see, so the vectors' case differentiates U Vh (upstream normalizes the signs instead). The float32 tolerance is
+# the old analytic check's 1e-3 (upstream checks the gradient numerically at rtol 0.035).
+_GRAD_TOL = tolerances(float32=1e-3, complex64=1e-3)
+_GRAD_SHAPES = [(4, 4), (2, 5), (5, 2), (2, 5, 5)]
+
+
+def _backward_svd(backward, fn, a, dtype):
     with jax.default_matmul_precision("float32"):
-        result = bench(grad_fn, jax.device_put(a, device))
-    u, _, vh = np.linalg.svd(a.astype(np.float64), full_matrices=False)
-    # Upstream checks these grads numerically with rtol 0.035; our analytic reference allows 1e-3.
-    np.testing.assert_allclose(np.asarray(result), u @ vh, rtol=1e-3, atol=1e-3)
+        grads = backward(fn, a)
+        check_gradients(grads, fn, (a,), tol=_GRAD_TOL[np.dtype(dtype)], order=2)
+
+
+@pytest.mark.parametrize("shape", _GRAD_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_svd_values_backward(backward, device, dtype, shape):
+    a = jax.device_put(rand_default(np.random.default_rng(5), shape, dtype), device)
+    _backward_svd(backward, lambda x: jnp.linalg.svd(x, full_matrices=False, compute_uv=False), a, dtype)
+
+
+@pytest.mark.parametrize("shape", _GRAD_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_svd_vectors_backward(backward, device, dtype, shape):
+    def polar(x):
+        u, _, vh = jnp.linalg.svd(x, full_matrices=False)
+        return u @ vh
+
+    a = jax.device_put(rand_default(np.random.default_rng(6), shape, dtype), device)
+    _backward_svd(backward, polar, a, dtype)
