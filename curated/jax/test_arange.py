@@ -1,10 +1,19 @@
-"""jax.numpy.arange: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArange and its dtype checks)."""
+"""jax.numpy.arange: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArange, testArangeTypes for its dtype checks and testArangeOnFloats for fractional steps). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import as_numpy, canonical_dtype
 
-pytestmark = pytest.mark.function("jax.numpy.arange", decile=100, top20=True)
+pytestmark = pytest.mark.function("jax.numpy.arange", decile=100, top20=True,
+                                  backward="its arguments are Python numbers (start, stop, step), no array to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testArange": [
+        "test_arange_integer_args", "test_arange_dtype", "test_arange_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testArangeTypes": ["test_arange_dtype"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testArangeOnFloats": ["test_arange_float_steps"],
+}
 
 
 def _check(result, expected, tol=0):

@@ -1,4 +1,4 @@
-"""jax.disable_jit: cases adapted from tests/api_test.py (APITest.test_disable_jit: a jitted function's Python body runs on every call inside the context and is traced once outside it) and tests/lax_control_flow_test.py (control flow run as plain Python under disable_jit).
+"""jax.disable_jit: cases adapted from tests/api_test.py (APITest.test_disable_jit: a jitted function's Python body runs on every call inside the context and is traced once outside it) and tests/lax_control_flow_test.py (LaxControlFlowTest.testForiLoopIssue8152, testCondJitDisabled and test_disable_jit_cond_with_vmap: control flow run as plain Python under disable_jit, also under vmap). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 jax.disable_jit returns a context manager: bench times that call; each case then enters the returned
 context and checks its effect."""
@@ -8,7 +8,19 @@ import numpy as np
 import pytest
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.disable_jit", decile=40, top20=False)
+pytestmark = pytest.mark.function("jax.disable_jit", decile=40, top20=False,
+                                  backward="returns a context manager: it changes how calls run and computes no array "
+                                           "itself")
+
+UPSTREAM_TESTS = {
+    "tests/api_test.py::JitTest::test_disable_jit": [
+        "test_disable_jit_runs_python_each_call", "test_disable_jit_false_keeps_jit", "test_disable_jit_nested"],
+    "tests/lax_control_flow_test.py::LaxControlFlowTest::testForiLoopIssue8152": ["test_disable_jit_lax_loops"],
+    "tests/lax_control_flow_test.py::LaxControlFlowTest::testCondJitDisabled": [
+        "test_disable_jit_python_control_flow", "test_disable_jit_lax_loops"],
+    "tests/lax_control_flow_test.py::LaxControlFlowTest::test_disable_jit_cond_with_vmap": [
+        "test_disable_jit_with_transforms"],
+}
 
 
 def _counting_jit():

@@ -1,4 +1,4 @@
-"""jax.numpy.einsum_path: cases adapted from tests/lax_numpy_einsum_test.py (EinsumTest.test_einsum_path: the examples of NumPy's einsum_path docstring, with the "greedy" optimizer) and NumPy's own einsum_path semantics.
+"""jax.numpy.einsum_path: cases adapted from tests/lax_numpy_einsum_test.py (EinsumTest.test_einsum_path: the examples of NumPy's einsum_path docstring, with the "greedy" optimizer; test_einsum_path_optimization_modes for the other optimizers) and NumPy's own einsum_path semantics. UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 einsum_path returns a Python path and a report, not arrays, so the harness times it eagerly."""
 import jax
@@ -6,7 +6,16 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.function("jax.numpy.einsum_path", decile=40, top20=False)
+pytestmark = pytest.mark.function("jax.numpy.einsum_path", decile=40, top20=False,
+                                  backward="returns a contraction path and a report (Python objects): nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_einsum_test.py::EinsumTest::test_einsum_path": [
+        "test_einsum_path_greedy", "test_einsum_path_report", "test_einsum_path_docstring_big"],
+    "tests/lax_numpy_einsum_test.py::EinsumTest::test_einsum_path_optimization_modes": [
+        "test_einsum_path_other_optimizers"],
+}
 
 
 def _operands(device, *shapes, seed=0):

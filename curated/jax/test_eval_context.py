@@ -1,4 +1,4 @@
-"""jax.core.eval_context: no upstream test targets it directly; the cases follow how JAX itself uses it (jax/_src/shard_map.py, jax/_src/error_check.py: building concrete arrays while a jit/grad/vmap trace is active) in the style of tests/api_test.py's tracing checks.
+"""jax.core.eval_context: no upstream test targets it directly; the cases follow how JAX itself uses it (jax/_src/shard_map.py, jax/_src/error_check.py: building concrete arrays while a jit/grad/vmap trace is active) in the style of tests/api_test.py's tracing checks, so UPSTREAM_TESTS below is empty. Not differentiable (the marker's backward= says why): no backward cases.
 
 jax.core.eval_context returns a context manager: bench times that call; each case enters the returned
 context (inside a trace where it matters) and checks its effect."""
@@ -7,7 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.function("jax.core.eval_context", decile=30, top20=False)
+pytestmark = pytest.mark.function("jax.core.eval_context", decile=30, top20=False,
+                                  backward="returns a context manager: it changes which trace is current and computes "
+                                           "no array itself")
+
+UPSTREAM_TESTS = {}  # no upstream test method targets eval_context (the docstring says where the cases come from)
 
 
 def _is_tracer(x):

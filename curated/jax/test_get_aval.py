@@ -1,4 +1,4 @@
-"""jax.core.get_aval: cases adapted from tests/core_test.py (CoreTest's abstract-value checks: shape, dtype and weak type of arrays, NumPy values and Python scalars) and tests/api_test.py (avals of tracers seen inside jit/vmap).
+"""jax.core.get_aval: cases adapted from tests/core_test.py (CoreTest.test_str_aval's abstract values: shape, dtype and weak type of arrays, NumPy values and Python scalars; test_tracer_reprs: the avals of tracers) and tests/api_test.py (avals of tracers seen inside jit/vmap). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 get_aval returns an abstract value, not an array, so the harness times it eagerly. JAX 0.10 removed
 jax.core.get_aval (use jax.typeof); there the harness records missing_api."""
@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.function("jax.core.get_aval", decile=60, top20=False,
-                                  paper_label="jax._src.core.get_aval")
+                                  paper_label="jax._src.core.get_aval",
+                                  backward="returns an abstract value (shape and dtype), not an array: nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/core_test.py::CoreTest::test_str_aval": [
+        "test_get_aval_device_array", "test_get_aval_numpy_array", "test_get_aval_python_scalar",
+        "test_get_aval_weak_typed_result"],
+    "tests/core_test.py::CoreTest::test_tracer_reprs": ["test_get_aval_of_tracer"],
+}
 
 
 def _check_aval(aval, shape, dtype, weak_type=False):

@@ -1,4 +1,4 @@
-"""jax.numpy.isscalar: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testIsScalar: Python and NumPy scalars are scalars, lists and non-0-d arrays are not).
+"""jax.numpy.isscalar: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testIsScalar: Python and NumPy scalars are scalars; testIsNotScalar: lists and non-0-d arrays are not). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 JAX's answer for 0-d arrays changed over versions (NumPy says False, recent JAX says True), so 0-d arrays
 are left out. Under jit the Python bool becomes a 0-d bool array; both forms are accepted."""
@@ -7,7 +7,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.function("jax.numpy.isscalar", decile=60, top20=False)
+pytestmark = pytest.mark.function("jax.numpy.isscalar", decile=60, top20=False,
+                                  backward="returns a Python bool: nothing to differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testIsScalar": [
+        "test_isscalar_python_scalars", "test_isscalar_numpy_scalars", "test_isscalar_arrays"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testIsNotScalar": [
+        "test_isscalar_sequences", "test_isscalar_numpy_arrays"],
+}
 
 
 def _check(result, expected):

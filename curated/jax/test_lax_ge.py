@@ -1,4 +1,4 @@
-"""jax.lax.ge: cases adapted from tests/lax_test.py (LaxTest.testOp and testOpAgainstNumpy for "ge": rand_small operands of the default dtypes in shapes (), (2,), (3, 4) and (6, 4, 5), checked against NumPy's greater_equal; the operand checks of the binary ops: equal dtypes, equal ranks, size-1 and rank-0 broadcasting) and tests/lax_vmap_op_test.py (LaxVmapOpTest.testOp for "ge")."""
+"""jax.lax.ge: cases adapted from tests/lax_test.py (LaxTest.testOp and testOpAgainstNumpy for "ge": rand_small operands of the default dtypes in shapes (), (2,), (3, 4) and (6, 4, 5), checked against NumPy's greater_equal; the operand checks of the binary ops: equal dtypes, equal ranks, size-1 and rank-0 broadcasting) and tests/lax_vmap_op_test.py (LaxVmapOpTest.testOp for "ge"). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -6,7 +6,21 @@ import pytest
 from _support import as_numpy, assert_exact
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.lax.ge", decile=10, top20=False)
+pytestmark = pytest.mark.function("jax.lax.ge", decile=10, top20=False,
+                                  backward="boolean output: not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_test.py::LaxTest::testOp": [
+        "test_ge_shapes", "test_ge_dtypes", "test_ge_rank0_arrays", "test_ge_rejects_mismatched_operands",
+        "test_ge_large"],
+    "tests/lax_test.py::LaxTest::testOpAgainstNumpy": [
+        "test_ge_dtypes", "test_ge_inf_nan_signed_zero", "test_ge_integer_extremes", "test_ge_scalar_operand",
+        "test_ge_size1_broadcasting"],
+    "tests/lax_vmap_op_test.py::LaxVmapOpTest::testOp": ["test_ge_vmap"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testOpGrad": (
+        "ge is not in upstream's LAX_GRAD_OPS: a comparison's boolean output has no gradient"
+    ),
+}
 
 
 def _rand(rng, shape, dtype):

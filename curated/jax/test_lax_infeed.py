@@ -1,4 +1,4 @@
-"""jax.lax.infeed: cases adapted from tests/infeed_test.py (InfeedTest.testInfeed: two infeeds chained by a token inside a jitted function, their values added to an operand; testInfeedPytree: a pytree of a float32 scalar and an int16 array, fed flattened as one tuple), over single arrays, tuples of arrays of different dtypes and shapes, and scalars.
+"""jax.lax.infeed: cases adapted from tests/infeed_test.py (InfeedTest.testInfeed: two infeeds chained by a token inside a jitted function, their values added to an operand; testInfeedPytree: a pytree of a float32 scalar and an int16 array, fed flattened as one tuple), over single arrays, tuples of arrays of different dtypes and shapes, and scalars. UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The host puts an item (a tuple of arrays) on the device's infeed queue with
 device.transfer_to_infeed, and each execution of the jitted receiver takes one item off it. bench calls
@@ -23,7 +23,15 @@ import pytest
 from _support import assert_exact  # an infeed moves bytes: values come back exactly, dtype and shape too
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.lax.infeed", decile=50, top20=False)
+pytestmark = pytest.mark.function("jax.lax.infeed", decile=50, top20=False,
+                                  backward="no differentiation rule: JAX registers none for infeed, whose values come "
+                                           "from the host's queue, not from differentiable inputs")
+
+UPSTREAM_TESTS = {
+    "tests/infeed_test.py::InfeedTest::testInfeed": [
+        "test_infeed_array", "test_infeed_tuple", "test_infeed_scalar", "test_infeed_two_chained_with_operand"],
+    "tests/infeed_test.py::InfeedTest::testInfeedPytree": ["test_infeed_pytree"],
+}
 
 _WAIT_S = 30.0  # how long a call may wait for an item before the watchdog feeds a filler
 _POLL_S = 2.0

@@ -1,4 +1,4 @@
-"""jax.make_jaxpr: cases adapted from tests/api_test.py (APITest / JaxprTest: test_make_jaxpr_static_argnums, test_make_jaxpr_return_shape, test_make_jaxpr_axis_env and the printed-jaxpr checks).
+"""jax.make_jaxpr: cases adapted from tests/api_test.py (APITest / JaxprTest: test_make_jaxpr_static_argnums, test_make_jaxpr_return_shape, test_make_jaxpr_axis_env and the printed-jaxpr checks) and tests/core_test.py (JaxprTypeChecks.test_check_jaxpr_correct and test_check_jaxpr_cond_correct: the jaxprs make_jaxpr builds, with control flow). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 make_jaxpr(fun) returns a tracing function; bench times that function's call on the case's inputs
 (the tracing is the work), which returns a ClosedJaxpr rather than arrays, so it is timed eagerly."""
@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 from jax import lax
 
-pytestmark = pytest.mark.function("jax.make_jaxpr", decile=60, top20=False)
+pytestmark = pytest.mark.function("jax.make_jaxpr", decile=60, top20=False,
+                                  backward="returns a jaxpr (a Python object), not an array: nothing to differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/api_test.py::JaxprTest::test_make_jaxpr_static_argnums": ["test_make_jaxpr_static_argnums"],
+    "tests/api_test.py::JaxprTest::test_make_jaxpr_return_shape": ["test_make_jaxpr_return_shape"],
+    "tests/api_test.py::JaxprTest::test_make_jaxpr_axis_env": ["test_make_jaxpr_axis_env"],
+    "tests/core_test.py::JaxprTypeChecks::test_check_jaxpr_correct": [
+        "test_make_jaxpr_simple", "test_make_jaxpr_pytree_args", "test_make_jaxpr_large"],
+    "tests/core_test.py::JaxprTypeChecks::test_check_jaxpr_cond_correct": ["test_make_jaxpr_control_flow"],
+}
 
 
 def _primitives(closed):

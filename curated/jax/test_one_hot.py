@@ -1,11 +1,21 @@
-"""jax.nn.one_hot: cases adapted from tests/nn_test.py (NNFunctionsTest.testOneHot, testOneHotOutOfBound, testOneHotCustomDtype, testOneHotAxis)."""
+"""jax.nn.one_hot: cases adapted from tests/nn_test.py (NNFunctionsTest.testOneHot, testOneHotOutOfBound, testOneHotCustomDtype, testOneHotAxis). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import assert_exact
 
-pytestmark = pytest.mark.function("jax.nn.one_hot", decile=90, top20=False)
+pytestmark = pytest.mark.function("jax.nn.one_hot", decile=90, top20=False,
+                                  backward="integer input (class indices): nothing to differentiate; the output is "
+                                           "constant in them")
+
+UPSTREAM_TESTS = {
+    "tests/nn_test.py::NNFunctionsTest::testOneHot": [
+        "test_one_hot_basic", "test_one_hot_batched_labels", "test_one_hot_large"],
+    "tests/nn_test.py::NNFunctionsTest::testOneHotOutOfBound": ["test_one_hot_out_of_bound"],
+    "tests/nn_test.py::NNFunctionsTest::testOneHotCustomDtype": ["test_one_hot_dtype"],
+    "tests/nn_test.py::NNFunctionsTest::testOneHotAxis": ["test_one_hot_axis"],
+}
 
 # One-hot entries are exactly 0 or 1 in every dtype (assert_exact).
 

@@ -1,10 +1,17 @@
-"""jax.numpy.ones: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testZerosOnes: shapes (), (0,), (4,), (3, 4) and int or tuple shape arguments, every dtype and the default one, checked exactly against np.ones; a negative dimension is rejected)."""
+"""jax.numpy.ones: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testZerosOnes: shapes (), (0,), (4,), (3, 4) and int or tuple shape arguments, every dtype and the default one, checked exactly against np.ones; a negative dimension is rejected, as testOnesWithInvalidShape checks for ones). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import FILL_DTYPES, FILL_SHAPES, assert_filled, default_float
 
-pytestmark = pytest.mark.function("jax.numpy.ones", decile=100, top20=True)
+pytestmark = pytest.mark.function("jax.numpy.ones", decile=100, top20=True,
+                                  backward="no array input: the result depends on a shape and a dtype only")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testZerosOnes": [
+        "test_ones_shapes", "test_ones_dtypes", "test_ones_on_cell_device", "test_ones_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testOnesWithInvalidShape": ["test_ones_negative_dim_raises"],
+}
 
 
 @pytest.mark.parametrize("shape", FILL_SHAPES)

@@ -1,4 +1,4 @@
-"""jax.interpreters.partial_eval.PartialVal: cases adapted from tests/core_test.py (its module-level PartialVal.unknown(ShapedArray(...)) values; test_jvp_linearized, where jax.linearize partially evaluates with a known primal and an unknown tangent) and tests/api_test.py (PartialVal.known / unknown, is_known, get_known, get_aval as used by partial evaluation).
+"""jax.interpreters.partial_eval.PartialVal: cases adapted from tests/core_test.py (its module-level PartialVal.unknown(ShapedArray(...)) values and test_dropvar_avals' PartialVal.unknown; test_jvp_linearized, where jax.linearize partially evaluates with a known primal and an unknown tangent) and tests/api_test.py (PartialVal.known / unknown, is_known, get_known, get_aval as used by partial evaluation). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 PartialVal is a class (a tuple (aval_or_None, const_or_None)); bench times its construction from that
 pair, which returns a Python object, so the harness times it eagerly."""
@@ -10,7 +10,16 @@ from _support import shaped_aval
 from jax.interpreters import partial_eval as pe
 
 pytestmark = pytest.mark.function("jax.interpreters.partial_eval.PartialVal", decile=50, top20=False,
-                                  paper_label="jax._src.interpreters.partial_eval")
+                                  paper_label="jax._src.interpreters.partial_eval",
+                                  backward="builds a partial-evaluation value (a Python pair), not an array: nothing "
+                                           "to differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/core_test.py::CoreTest::test_jvp_linearized": ["test_partial_val_in_partial_eval"],
+    "tests/core_test.py::CoreTest::test_dropvar_avals": [
+        "test_partial_val_unknown", "test_partial_val_known_array", "test_partial_val_known_python_scalar",
+        "test_partial_val_unpacks_as_pair"],
+}
 
 
 @pytest.mark.parametrize("shape,dtype", [((), np.float32), ((3,), np.int32), ((2, 4), np.float16), ((0, 3), np.bool_)])

@@ -1,10 +1,17 @@
-"""jax.random.PRNGKey: cases adapted from tests/random_test.py (LaxRandomTest.testPRNGValues, testRngUniform)."""
+"""jax.random.PRNGKey: cases adapted from tests/random_test.py (PrngTest.testPRNGValues) and tests/random_lax_test.py (CommonRandomTest.testRngUniform), as upstream names them now. UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.function("jax.random.PRNGKey", decile=100, top20=True)
+pytestmark = pytest.mark.function("jax.random.PRNGKey", decile=100, top20=True,
+                                  backward="integer seed in, unsigned integer key out: not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/random_test.py::PrngTest::testPRNGValues": [
+        "test_prngkey_seed_values", "test_prngkey_array_seed", "test_prngkey_split_and_fold_in"],
+    "tests/random_lax_test.py::CommonRandomTest::testRngUniform": ["test_prngkey_feeds_uniform"],
+}
 
 
 def _expected_key(seed):

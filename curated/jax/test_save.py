@@ -1,4 +1,4 @@
-"""jax.numpy.save: jnp.save is numpy.save re-exported, and JAX has no test of its own for it; the cases follow how tests/array_interoperability_test.py and tests/lax_numpy_test.py check NumPy interoperation of jax.Array (the array converts through __array__ with its dtype, shape and values intact), across dtypes and shapes.
+"""jax.numpy.save: jnp.save is numpy.save re-exported, and JAX has no test of its own for it; the cases follow how tests/array_interoperability_test.py and tests/lax_numpy_test.py check NumPy interoperation of jax.Array (the array converts through __array__ with its dtype, shape and values intact), across dtypes and shapes, so UPSTREAM_TESTS below is empty. Not differentiable (the marker's backward= says why): no backward cases.
 
 The brief forbids files, so each case saves into an in-memory sink. bench calls jnp.save many times into
 the same sink; the sink keeps only the first save's bytes (np.save starts every record with the .npy
@@ -11,7 +11,11 @@ import numpy as np
 import pytest
 from _support import rand_default
 
-pytestmark = pytest.mark.function("jax.numpy.save", decile=100, top20=True)
+pytestmark = pytest.mark.function("jax.numpy.save", decile=100, top20=True,
+                                  backward="writes the array to a file object and returns None: nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {}  # JAX has no test of jnp.save (the docstring says where the cases come from)
 
 _MAGIC = b"\x93NUMPY"
 

@@ -1,4 +1,4 @@
-"""jax.numpy.size: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testSize: shapes including scalars and empty arrays, axis None or each valid axis, checked against np.size; Python scalars and NumPy arrays as input).
+"""jax.numpy.size: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testNdimShapeSize for op "size": shapes including scalars and empty arrays, checked against np.size, NumPy and jax.Array input; testSizeAlongAxis: each valid axis; Python scalars and NumPy arrays as input). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 jnp.size returns a Python int; under the harness's jit the timed call returns it as a 0-d array, so the
 checks compare its integer value."""
@@ -7,7 +7,20 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.function("jax.numpy.size", decile=80, top20=False)
+pytestmark = pytest.mark.function("jax.numpy.size", decile=80, top20=False,
+                                  backward="integer output (an element count): not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testNdimShapeSize": [
+        "test_size_shapes", "test_size_python_and_numpy_values", "test_size_bfloat16_large"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testSizeAlongAxis": ["test_size_axis"],
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testSizeAlongAxisTuple": (
+        "a tuple axis is newer than the JAX releases the study measures"
+    ),
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testSizeAlongAxisDuplicate": (
+        "checks the error message for a repeated axis"
+    ),
+}
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (3, 4), (2, 1, 4), (0,), (0, 4), (3, 0)])

@@ -1,4 +1,4 @@
-"""jax.interpreters.partial_eval.trace_to_jaxpr_dynamic: cases adapted from tests/core_test.py (its CallSpec functions such as simple_fun, elementwise and pytree-shaped, staged from input avals; JaxprTypeChecks: core.check_jaxpr accepts the staged jaxprs, including cond) and tests/api_test.py (the jaxprs make_jaxpr builds with this tracer: primitives, consts, out avals).
+"""jax.interpreters.partial_eval.trace_to_jaxpr_dynamic: cases adapted from tests/core_test.py (CoreTest.test_jit over its CallSpec functions, such as simple_fun, elementwise and pytree-shaped, staged by core_call from input avals; JaxprTypeChecks: core.check_jaxpr accepts the staged jaxprs, including cond) and tests/api_test.py (the jaxprs make_jaxpr builds with this tracer: primitives, consts, out avals). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 trace_to_jaxpr_dynamic takes a lu.WrappedFun and a list of input avals and returns (jaxpr, out_avals,
 consts[, ...]) — Python objects, so the harness times the call eagerly."""
@@ -11,7 +11,16 @@ from jax import lax
 from jax.interpreters import partial_eval as pe
 
 pytestmark = pytest.mark.function("jax.interpreters.partial_eval.trace_to_jaxpr_dynamic", decile=10, top20=False,
-                                  paper_label="jax._src.interpreters.partial_eval.trace_to_jaxpr_dynamic")
+                                  paper_label="jax._src.interpreters.partial_eval.trace_to_jaxpr_dynamic",
+                                  backward="returns a jaxpr, its output avals and constants (Python objects), not "
+                                           "arrays: nothing to differentiate")
+
+UPSTREAM_TESTS = {
+    "tests/core_test.py::CoreTest::test_jit": [
+        "test_trace_elementwise", "test_trace_multiple_inputs_outputs", "test_trace_closed_over_constant",
+        "test_trace_long_chain"],
+    "tests/core_test.py::JaxprTypeChecks::test_check_jaxpr_cond_correct": ["test_trace_control_flow"],
+}
 
 
 def _wrap(f, n_args):

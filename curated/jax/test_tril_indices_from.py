@@ -1,11 +1,19 @@
-"""jax.numpy.tril_indices_from: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testTrilIndicesFrom: square and non-square 2-D shapes with offsets k, checked exactly against np.tril_indices_from; non-2-D input raises)."""
+"""jax.numpy.tril_indices_from: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testTrilIndicesFrom: square and non-square 2-D shapes with offsets k, checked exactly against np.tril_indices_from; non-2-D input raises). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import assert_index_pair
 
-pytestmark = pytest.mark.function("jax.numpy.tril_indices_from", decile=10, top20=False)
+pytestmark = pytest.mark.function("jax.numpy.tril_indices_from", decile=10, top20=False,
+                                  backward="integer output (indices): not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testTrilIndicesFrom": [
+        "test_tril_indices_from", "test_tril_indices_from_dtypes",
+        "test_tril_indices_from_selects_lower_triangle", "test_tril_indices_from_non_2d_raises",
+        "test_tril_indices_from_large"],
+}
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 3), (5, 5), (3, 5), (5, 3), (0, 4)])

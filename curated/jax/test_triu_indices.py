@@ -1,11 +1,18 @@
-"""jax.numpy.triu_indices: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testTriuIndices: n, offset k and number of columns m, checked exactly against np.triu_indices)."""
+"""jax.numpy.triu_indices: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testTriuIndices: n, offset k and number of columns m, checked exactly against np.triu_indices). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _support import assert_index_pair
 
-pytestmark = pytest.mark.function("jax.numpy.triu_indices", decile=10, top20=False)
+pytestmark = pytest.mark.function("jax.numpy.triu_indices", decile=10, top20=False,
+                                  backward="integer output (indices): not differentiable")
+
+UPSTREAM_TESTS = {
+    "tests/lax_numpy_test.py::LaxBackedNumpyTests::testTriuIndices": [
+        "test_triu_indices", "test_triu_indices_columns", "test_triu_indices_selects_upper_triangle",
+        "test_triu_indices_large"],
+}
 
 
 @pytest.mark.parametrize("n", [0, 1, 4, 10])
