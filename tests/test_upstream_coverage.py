@@ -44,16 +44,6 @@ UNCONVERTED = {
     "tensorflow/test_tensor_eval.py", "tensorflow/test_tensor_get_shape.py", "tensorflow/test_testcase_assert_equal.py",
     "tensorflow/test_text_line_reader_restore_state.py", "tensorflow/test_variable.py",
     "tensorflow/test_variable_scope.py", "tensorflow/test_zeros.py",
-    "jax/test_arange.py",
-    "jax/test_disable_jit.py",
-    "jax/test_einsum_path.py", "jax/test_eval_context.py",
-    "jax/test_get_aval.py", "jax/test_isscalar.py", "jax/test_lax_ge.py",
-    "jax/test_lax_infeed.py", "jax/test_make_jaxpr.py", "jax/test_named_call.py",
-    "jax/test_one_hot.py", "jax/test_ones.py", "jax/test_partial.py",
-    "jax/test_partial_val.py", "jax/test_prngkey.py", "jax/test_save.py", "jax/test_size.py",
-    "jax/test_trace_to_jaxpr_dynamic.py",
-    "jax/test_tree_map.py", "jax/test_tree_unflatten.py", "jax/test_tril_indices_from.py",
-    "jax/test_triu_indices.py", "jax/test_vjp.py", "jax/test_zeros.py",
 }
 
 

@@ -1,4 +1,4 @@
-"""jax.named_call: cases adapted from tests/api_test.py (named_call tests: the wrapped function computes the same values under jit, grad and vmap, and its name shows in the jaxpr / lowered module) and tests/name_stack_test.py (names pushed onto the name stack).
+"""jax.named_call: cases adapted from tests/api_test.py (NamedCallTest.test_jax_transforms and test_static_argnums: the wrapped function computes the same values under jit, grad and vmap, and its name shows in the jaxpr / lowered module) and tests/name_stack_test.py (NameStackTest.test_name_call_name_stack: names pushed onto the name stack); the wrapped function's gradient, to order 2, is the backward case; UPSTREAM_TESTS below maps each to the cases here.
 
 jax.named_call returns a wrapped Python function (not an array), so the harness times it eagerly;
 each case then checks the returned function's behaviour."""
@@ -6,8 +6,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("jax.named_call", decile=60, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/api_test.py::NamedCallTest::test_jax_transforms": [
+        "test_named_call_values", "test_named_call_grad", "test_named_call_vmap", "test_named_call_pytree_output",
+        "test_named_call_backward"],
+    "tests/api_test.py::NamedCallTest::test_static_argnums": ["test_named_call_static_argument"],
+    "tests/name_stack_test.py::NameStackTest::test_name_call_name_stack": ["test_named_call_name_in_lowering"],
+}
 
 
 def _f(x, y):
@@ -75,3 +84,14 @@ def test_named_call_pytree_output(bench, device):
     assert set(out) == {"s", "p"}
     np.testing.assert_allclose(np.asarray(out["s"]), x + y, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(out["p"][0]), x * y, rtol=1e-6)
+
+
+# test_jax_transforms under grad: the named function's gradients are the plain function's (cos(x) y and sin(x)
+# times the cotangent), to order 2, in the floating dtypes a device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_named_call_backward(backward, device, dtype):
+    rng = np.random.default_rng(1)
+    x, y = (jax.device_put(rng.standard_normal((3, 4)).astype(dtype), device) for _ in range(2))
+    wrapped = jax.named_call(lambda a, b: jnp.sin(a) * b, name="layer")
+    grads = backward(wrapped, x, y)
+    check_gradients(grads, wrapped, (x, y), tol=5e-2 if dtype is jnp.bfloat16 else None, order=2)

@@ -1,4 +1,4 @@
-"""jax.tree_util.Partial: cases adapted from tests/tree_util_test.py (TreeTest.testPartialIsAPytree / testPartialDoesNotMergeWithOtherPartials / testPartialFuncAttributeHasStableHash: a Partial's bound arguments are its leaves, its function is static, calling it applies the function; Partials pass into and out of jit) and tests/api_test.py (Partial returned from jit).
+"""jax.tree_util.Partial: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtripPartial / testPartialDoesNotMergeWithOtherPartials / testPartialFuncAttributeHasStableHash: a Partial's bound arguments are its leaves, its function is static, calling it applies the function; Partials pass into and out of jit) and tests/api_test.py (Partial returned from jit); a Partial bound to a model's weights is differentiated through its bound arguments and its call's, so a backward case checks both, eagerly and through jit (order 2); UPSTREAM_TESTS below maps each to the cases here.
 
 Partial(func, *args) returns a functools.partial that is a pytree: its bound array arguments are leaves,
 so the harness can time the construction under jit (the Partial comes back out of it)."""
@@ -8,10 +8,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import rand_default
 from jax import tree_util
 
 pytestmark = pytest.mark.function("jax.tree_util.Partial", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/tree_util_test.py::TreeTest::testRoundtripPartial": [
+        "test_partial_positional", "test_partial_keyword", "test_partial_is_a_pytree",
+        "test_partial_through_jit", "test_partial_large_argument", "test_partial_backward"],
+    "tests/tree_util_test.py::TreeTest::testPartialDoesNotMergeWithOtherPartials": ["test_partial_does_not_merge"],
+    "tests/tree_util_test.py::TreeTest::testPartialFuncAttributeHasStableHash": ["test_partial_stable_hash"],
+}
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 4)])
@@ -84,3 +93,20 @@ def test_partial_large_argument(bench, device):
     x = rand_default(np.random.default_rng(3), (1024, 1024))
     p = bench(tree_util.Partial, jnp.multiply, jax.device_put(x, device))
     np.testing.assert_allclose(np.asarray(p(2.0)), 2 * x, rtol=1e-6)
+
+
+def _apply(f, v):
+    return f(v)
+
+
+# The bound weights' gradient (the cotangent times x transposed) and the call argument's (w transposed times the
+# cotangent), with the Partial built and called eagerly or passed into jit, to order 2, in the floating dtypes a
+# device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("call", [_apply, jax.jit(_apply)], ids=["eager", "jit"])
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_partial_backward(backward, device, dtype, call):
+    rng = np.random.default_rng(4)
+    w, x = (jax.device_put(rand_default(rng, shape, dtype), device) for shape in ((3, 3), (3, 2)))
+    fn = lambda m, v: call(tree_util.Partial(jnp.matmul, m), v)  # noqa: E731
+    grads = backward(fn, w, x)
+    check_gradients(grads, fn, (w, x), tol=1e-1 if dtype is jnp.bfloat16 else 1e-5, order=2)

@@ -1,14 +1,23 @@
-"""jax.tree_util.tree_map: cases adapted from tests/tree_util_test.py (TreeTest.testTreeMap / testTreeMultimap over the module's pytree examples: tuples, lists, dicts, namedtuples, None, nested containers; testTreeMapWithIsLeafArgument; mismatched structures raise) with array leaves."""
+"""jax.tree_util.tree_map: cases adapted from tests/tree_util_test.py (TreeTest.testTreeMap / testTreeMultimap over the module's pytree examples: tuples, lists, dicts, namedtuples, None, nested containers; testTreeMapWithIsLeafArgument; mismatched structures raise) and tests/core_test.py (CoreTest.test_tree_map), with array leaves; a model's update maps over its parameters, so a backward case differentiates every leaf through tree_map (order 2); UPSTREAM_TESTS below maps each to the cases here."""
 import collections
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 from _support import rand_default
 from jax import tree_util
 
 pytestmark = pytest.mark.function("jax.tree_util.tree_map", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "tests/tree_util_test.py::TreeTest::testTreeMap": [
+        "test_tree_map_unary", "test_tree_map_multiple_trees", "test_tree_map_dtypes",
+        "test_tree_map_many_leaves", "test_tree_map_backward"],
+    "tests/tree_util_test.py::TreeTest::testTreeMapWithIsLeafArgument": ["test_tree_map_is_leaf"],
+    "tests/core_test.py::CoreTest::test_tree_map": ["test_tree_map_unary", "test_tree_map_mismatched_structure_raises"],
+}
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -86,3 +95,14 @@ def test_tree_map_many_leaves(bench, device):
     tree = {f"layer{i}": {"w": _leaf(rng, (64, 64)), "b": _leaf(rng, (64,))} for i in range(32)}
     result = bench(tree_util.tree_map, lambda a: a * 0.5, jax.device_put(tree, device))
     _assert_tree_equal(result, tree_util.tree_map(lambda a: a * 0.5, tree))
+
+
+# Each leaf's gradient is that of the mapped function at the leaf (2 cos(a) times its cotangent), whatever the
+# container, to order 2, in the floating dtypes a device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_tree_map_backward(backward, device, dtype):
+    rng = np.random.default_rng(6)
+    a, b, c = (jax.device_put(rand_default(rng, shape, dtype), device) for shape in ((3,), (2, 2), ()))
+    fn = lambda x, y, z: tree_util.tree_map(lambda u: jnp.sin(u) * 2, {"x": x, "p": Point(y, [z])})  # noqa: E731
+    grads = backward(fn, a, b, c)
+    check_gradients(grads, fn, (a, b, c), tol=5e-2 if dtype is jnp.bfloat16 else None, order=2)

@@ -1,12 +1,24 @@
-"""jax.tree_util.tree_unflatten: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtrip / testRoundtripWithFlattenUpTo over the module's pytree examples: tuples, lists, dicts with sorted keys, namedtuples, None, nested and custom nodes; unflattening with new leaves; a wrong leaf count raises)."""
+"""jax.tree_util.tree_unflatten: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtrip / testRoundtripWithFlattenUpTo over the module's pytree examples: tuples, lists, dicts with sorted keys, namedtuples, None, nested and custom nodes; unflattening with new leaves; a wrong leaf count raises) and tests/core_test.py (CoreTest.test_tree_unflatten); a model's parameters are rebuilt with it, so a backward case differentiates array leaves through it (the identity on each leaf, order 2); UPSTREAM_TESTS below maps each to the cases here."""
 import collections
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
+from _support import rand_default
 from jax import tree_util
 
 pytestmark = pytest.mark.function("jax.tree_util.tree_unflatten", decile=80, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/tree_util_test.py::TreeTest::testRoundtrip": [
+        "test_tree_unflatten_roundtrip", "test_tree_unflatten_dict_key_order",
+        "test_tree_unflatten_namedtuple_and_custom_types", "test_tree_unflatten_many_leaves",
+        "test_tree_unflatten_wrong_leaf_count_raises", "test_tree_unflatten_backward"],
+    "tests/tree_util_test.py::TreeTest::testRoundtripWithFlattenUpTo": ["test_tree_unflatten_roundtrip"],
+    "tests/core_test.py::CoreTest::test_tree_unflatten": ["test_tree_unflatten_roundtrip"],
+}
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -89,3 +101,15 @@ def test_tree_unflatten_many_leaves(bench, device):
     assert tree_util.tree_structure(result) == treedef
     for i, leaf in enumerate(tree_util.tree_leaves(result)):
         np.testing.assert_array_equal(np.asarray(leaf), np.full((32, 32), i, np.float32))
+
+
+# Each leaf's gradient is its own cotangent, wherever the structure puts it (a dict, a custom node), to order 2, in
+# the floating dtypes a device trains in; against the CPU's float64 gradient.
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_tree_unflatten_backward(backward, device, dtype):
+    rng = np.random.default_rng(7)
+    leaves = [jax.device_put(rand_default(rng, shape, dtype), device) for shape in ((3,), (2, 2), ())]
+    treedef = tree_util.tree_structure({"b": 0, "a": [Box(0, "w"), 0]})
+    fn = lambda *ls: tree_util.tree_unflatten(treedef, ls)  # noqa: E731
+    grads = backward(fn, *leaves)
+    check_gradients(grads, fn, tuple(leaves), order=2)

@@ -1,4 +1,4 @@
-"""jax.vjp: cases adapted from tests/api_test.py (APITest.test_vjp, test_vjp_mismatched_arguments, test_vjp_of_jit, pytree inputs/outputs, has_aux) and tests/lax_autodiff_test.py (vector-Jacobian products checked against analytic derivatives).
+"""jax.vjp: cases adapted from tests/core_test.py (CoreTest.test_vjp over its CallSpec functions: pytree inputs and outputs, jitted functions), tests/api_test.py (APITest.test_vjp_mismatched_arguments and test_vjp_bad_cotangent_shape: mismatched cotangents raise; test_vjp_fun_jit; has_aux) and tests/lax_autodiff_test.py (vector-Jacobian products checked against analytic derivatives); the vjp function's own derivative (reverse over reverse, as check_grads of order 2 takes it) is the backward case; UPSTREAM_TESTS below maps each to the cases here.
 
 jax.vjp returns (primal output, vjp function); bench times the vjp call itself (under jit where the
 harness can trace it); each case then applies the returned function to a cotangent and checks it."""
@@ -6,8 +6,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("jax.vjp", decile=60, top20=False)
+
+UPSTREAM_TESTS = {
+    "tests/core_test.py::CoreTest::test_vjp": [
+        "test_vjp_elementwise", "test_vjp_matmul", "test_vjp_pytree", "test_vjp_has_aux", "test_vjp_large",
+        "test_vjp_backward"],
+    "tests/api_test.py::APITest::test_vjp_fun_jit": (
+        "passes the vjp function into and out of jit; the harness jits the timed call, and test_vjp_of_jit "
+        "takes the vjp of a jitted function"
+    ),
+    "tests/api_test.py::APITest::test_vjp_mismatched_arguments": ["test_vjp_mismatched_cotangent_raises"],
+    "tests/api_test.py::APITest::test_vjp_bad_cotangent_shape": ["test_vjp_mismatched_cotangent_raises"],
+}
 
 
 def _rand(rng, shape, dtype=np.float32):
@@ -97,3 +110,15 @@ def test_vjp_large(bench, device):
     np.testing.assert_allclose(np.asarray(out), np.tanh(x), rtol=1e-5, atol=1e-6)
     (g,) = f_vjp(jnp.ones_like(out))
     np.testing.assert_allclose(np.asarray(g), 1 - np.tanh(x.astype(np.float64)) ** 2, rtol=1e-4, atol=1e-5)
+
+
+# The derivative of the vjp function's output (x's and y's cotangents) with respect to x, y and the cotangent
+# itself: second derivatives of sin(x) y, to order 2, in the floating dtypes a device trains in; against the CPU's
+# float64 gradient, with check_grads in float64 on the CPU.
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16])
+def test_vjp_backward(backward, device, dtype):
+    rng = np.random.default_rng(6)
+    x, y, ct = (jax.device_put(_rand(rng, (3, 4), dtype), device) for _ in range(3))
+    fn = lambda a, b, c: jax.vjp(_f, a, b)[1](c)  # noqa: E731
+    grads = backward(fn, x, y, ct)
+    check_gradients(grads, fn, (x, y, ct), tol=5e-2 if dtype is jnp.bfloat16 else None, order=2)
