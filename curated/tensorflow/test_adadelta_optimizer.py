@@ -1,4 +1,4 @@
-"""tf.compat.v1.train.AdadeltaOptimizer: cases adapted from tensorflow/python/training/adadelta_test.py (AdadeltaOptimizerTest.testBasic / testResourceBasic via doTestBasic, testMinimizeSparseResourceVariable).
+"""tf.compat.v1.train.AdadeltaOptimizer: cases adapted from tensorflow/python/training/adadelta_test.py (AdadeltaOptimizerTest.testBasic / testResourceBasic via doTestBasic, testMinimizeSparseResourceVariable); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is the constructor; each case then applies the optimizer eagerly and checks the slots and
 variables against the ADADELTA recurrence computed in Python, with upstream's rtol=1e-3
@@ -8,7 +8,18 @@ import pytest
 import tensorflow as tf
 
 pytestmark = pytest.mark.function("tf.compat.v1.train.AdadeltaOptimizer", decile=50, top20=False,
-                                  paper_label="tf.keras.optimizers.experimental.Adadelta")
+                                  paper_label="tf.keras.optimizers.experimental.Adadelta",
+                                  backward=("an optimizer: its step writes the variables through "
+                                            "ResourceApplyAdadelta / ResourceSparseApplyAdadelta, which register no "
+                                            "gradient (the cases check the update rule)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/adadelta_test.py::AdadeltaOptimizerTest::testBasic": [
+        "test_adadelta_basic", "test_adadelta_hyperparameters"],
+    "tensorflow/python/training/adadelta_test.py::AdadeltaOptimizerTest::testResourceBasic": ["test_adadelta_basic"],
+    "tensorflow/python/training/adadelta_test.py::AdadeltaOptimizerTest::testMinimizeSparseResourceVariable": [
+        "test_adadelta_minimize_sparse"],
+}
 
 
 def _reference(grad, lr, rho, epsilon, steps):

@@ -1,4 +1,4 @@
-"""tf.dtypes.as_dtype: cases adapted from tensorflow/python/framework/dtypes_test.py (TypesTest.testAllTypesConvertibleToDType, testAllTypesConvertibleToNumpyDtype, testNumpyConversion, testStringConversion, testIsInteger, testIsFloating, testIsComplex, testRealDtype).
+"""tf.dtypes.as_dtype: cases adapted from tensorflow/python/framework/dtypes_test.py (TypesTest.testAllTypesConvertibleToDType, testAllTypesConvertibleToNumpyDtype, testNumpyConversion, testStringConversion, testIsInteger, testIsFloating, testIsComplex, testRealDtype); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A pure host-side conversion: the device fixture is unused beyond the harness's scope. Types added
 after 2023 (float8, int4) are left out so the cases also run on TensorFlow 2.11."""
@@ -6,7 +6,22 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.dtypes.as_dtype", decile=100, top20=False)
+pytestmark = pytest.mark.function("tf.dtypes.as_dtype", decile=100, top20=False,
+                                  backward="returns a tf.dtypes.DType (Python metadata), not a tensor: no op runs")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testAllTypesConvertibleToDType": ["test_as_dtype_enums"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testAllTypesConvertibleToNumpyDtype": [
+        "test_as_dtype_enums"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testNumpyConversion": [
+        "test_as_dtype_numpy_types", "test_as_dtype_other_type_objects", "test_as_dtype_objects_with_dtype_attribute"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testStringConversion": [
+        "test_as_dtype_names", "test_as_dtype_ref_names"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testIsInteger": ["test_as_dtype_names"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testIsFloating": ["test_as_dtype_names"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testIsComplex": ["test_as_dtype_names"],
+    "tensorflow/python/framework/dtypes_test.py::TypesTest::testRealDtype": ["test_as_dtype_enums"],
+}
 
 _NUMPY = [
     (np.float16, tf.float16), (np.float32, tf.float32), (np.float64, tf.float64),

@@ -1,4 +1,4 @@
-"""tf.debugging.assert_less: cases adapted from tensorflow/python/kernel_tests/check_ops_test.py (AssertLessTest.test_doesnt_raise_when_less, test_doesnt_raise_when_less_and_broadcastable_shapes, test_doesnt_raise_when_both_empty, test_raises_when_equal, test_raises_when_greater, test_raises_when_less_but_non_broadcastable_shapes, test_returns_none_with_eager).
+"""tf.debugging.assert_less: cases adapted from tensorflow/python/kernel_tests/check_ops_test.py (AssertLessTest.test_doesnt_raise_when_less, test_doesnt_raise_when_less_and_broadcastable_shapes, test_doesnt_raise_when_both_empty, test_raises_when_equal, test_raises_when_greater, test_raises_when_less_but_non_broadcastable_shapes, test_returns_none_with_eager); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Eagerly, a passing assert_less returns None; every case times a passing call and then checks that the
 failing variant raises InvalidArgumentError (or ValueError for shapes that do not broadcast)."""
@@ -6,7 +6,26 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.debugging.assert_less", decile=60, top20=False)
+pytestmark = pytest.mark.function("tf.debugging.assert_less", decile=60, top20=False,
+                                  backward=("returns no tensor (eagerly None; in a graph an Assert op, registered "
+                                            "NotDifferentiable)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_doesnt_raise_when_less": [
+        "test_assert_less_passes", "test_assert_less_large"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_doesnt_raise_when_less_and_broadcastable_shapes": [
+        "test_assert_less_broadcast"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_doesnt_raise_when_both_empty": [
+        "test_assert_less_both_empty"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_raises_when_equal": [
+        "test_assert_less_passes"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_raises_when_greater": [
+        "test_assert_less_passes", "test_assert_less_large"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_raises_when_less_but_non_broadcastable_shapes": [
+        "test_assert_less_non_broadcastable_raises"],
+    "tensorflow/python/kernel_tests/check_ops_test.py::AssertLessTest::test_returns_none_with_eager": [
+        "test_assert_less_passes"],
+}
 
 
 @pytest.mark.parametrize("dtype", [tf.float16, tf.float32, tf.float64, tf.int8, tf.uint8, tf.int32, tf.int64],

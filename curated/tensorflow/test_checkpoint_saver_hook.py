@@ -1,15 +1,31 @@
-"""tf.estimator.CheckpointSaverHook: cases adapted from tensorflow/python/training/basic_session_run_hooks_test.py (CheckpointSaverHookTest.test_saves_when_saver_and_scaffold_both_missing, test_save_steps_saves_periodically, test_save_saves_at_end, test_listener_with_monitored_session, test_listener_with_default_saver, test_save_checkpoint_before_first_train_step).
+"""tf.estimator.CheckpointSaverHook: cases adapted from tensorflow/python/training/basic_session_run_hooks_test.py (CheckpointSaverHookTest.test_saves_when_saver_and_scaffold_both_missing, test_save_steps_saves_periodically, test_save_saves_at_end, test_listener_with_monitored_session, test_listener_with_default_saver, test_save_checkpoint_before_first_train_step); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 tf.estimator was removed in TensorFlow 2.16, so on current versions the harness records missing_api; the
 hook is the TF1 training hook, run here in a graph with a SingularMonitoredSession. It saves checkpoints,
-so each case writes into pytest's temporary directory.
-"""
+so each case writes into pytest's temporary directory."""
 import os
 
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.estimator.CheckpointSaverHook", decile=30, top20=False)
+pytestmark = pytest.mark.function("tf.estimator.CheckpointSaverHook", decile=30, top20=False,
+                                  backward=("returns a training hook object that writes checkpoints (SaveV2, no "
+                                            "gradient registered), not a tensor"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_saves_when_saver_and_scaffold_both_missing": [
+        "test_checkpoint_saver_hook_savers"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_save_steps_saves_periodically": [
+        "test_checkpoint_saver_hook_save_steps"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_save_saves_at_end": [
+        "test_checkpoint_saver_hook_save_secs_saves_at_end"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_listener_with_monitored_session": [
+        "test_checkpoint_saver_hook_save_steps", "test_checkpoint_saver_hook_savers"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_listener_with_default_saver": [
+        "test_checkpoint_saver_hook_save_steps"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::CheckpointSaverHookTest::test_save_checkpoint_before_first_train_step": [
+        "test_checkpoint_saver_hook_save_steps", "test_checkpoint_saver_hook_savers"],
+}
 
 
 class _CountingListener(tf.compat.v1.train.CheckpointSaverListener):

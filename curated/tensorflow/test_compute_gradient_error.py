@@ -1,4 +1,4 @@
-"""tf.compat.v1.test.compute_gradient_error: cases adapted from tensorflow/python/ops/gradient_checker_test.py (GradientCheckerTest.testAddSimple, testAddCustomized, testGather, testNestedGather, testComplexMul, testComplexConj, testEmptySucceeds, testNaNGradFails; MiniMNISTTest.testInputGradient .. testSoftmaxBiasGradient).
+"""tf.compat.v1.test.compute_gradient_error: cases adapted from tensorflow/python/ops/gradient_checker_test.py (GradientCheckerTest.testAddSimple, testAddCustomized, testGather, testNestedGather, testComplexMul, testComplexConj, testEmptySucceeds, testNaNGradFails; MiniMNISTTest.testInputGradient .. testSoftmaxBiasGradient); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The TF1 gradient checker works on graph tensors and evaluates them in the default Session, so each case
 builds a graph and makes a Session the default around the timed call."""
@@ -6,7 +6,39 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.test.compute_gradient_error", decile=80, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.test.compute_gradient_error", decile=80, top20=False,
+                                  backward=("returns the Jacobian error as a Python float (it takes gradients itself: "
+                                            "theoretical against numerical Jacobians), not a tensor"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testAddSimple": [
+        "test_gradient_error_add_simple"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testAddSimpleGPU": [
+        "test_gradient_error_add_simple"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testAddCustomized": [
+        "test_gradient_error_add_customized"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testGather": ["test_gradient_error_gather"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testNestedGather": [
+        "test_gradient_error_gather"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testComplexMul": [
+        "test_gradient_error_complex"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testComplexConj": [
+        "test_gradient_error_complex"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testEmptySucceeds": [
+        "test_gradient_error_empty"],
+    "tensorflow/python/ops/gradient_checker_test.py::GradientCheckerTest::testNaNGradFails": [
+        "test_gradient_error_nan_gradient"],
+    "tensorflow/python/ops/gradient_checker_test.py::MiniMNISTTest::testInputGradient": [
+        "test_gradient_error_mini_mnist"],
+    "tensorflow/python/ops/gradient_checker_test.py::MiniMNISTTest::testHiddenWeightGradient": [
+        "test_gradient_error_mini_mnist"],
+    "tensorflow/python/ops/gradient_checker_test.py::MiniMNISTTest::testHiddenBiasGradient": [
+        "test_gradient_error_mini_mnist"],
+    "tensorflow/python/ops/gradient_checker_test.py::MiniMNISTTest::testSoftmaxWeightGradient": [
+        "test_gradient_error_mini_mnist"],
+    "tensorflow/python/ops/gradient_checker_test.py::MiniMNISTTest::testSoftmaxBiasGradient": [
+        "test_gradient_error_mini_mnist"],
+}
 
 _NAN_GRAD = "CuratedComputeGradientErrorNaNGrad"
 try:

@@ -1,9 +1,46 @@
-"""tf.constant: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest.testFloat, testDouble, testInt32, testInt64, testComplex64, testComplex128, testString, testStringWithNulls, testStringConstantOp, testExplicitShapeNumPy, testExplicitShapeList, testExplicitShapeFill, testExplicitShapeReshape, testImplicitShapeNumber, testDimensionList, testCustomSequence), with float16, bfloat16, 8/16-bit integers and bool added to its dtypes."""
+"""tf.constant: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest.testFloat, testDouble, testInt32, testInt64, testComplex64, testComplex128, testString, testStringWithNulls, testStringConstantOp, testExplicitShapeNumPy, testExplicitShapeList, testExplicitShapeFill, testExplicitShapeReshape, testImplicitShapeNumber, testDimensionList, testCustomSequence), with float16, bfloat16, 8/16-bit integers and bool added to its dtypes; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.constant", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.constant", decile=100, top20=True,
+                                  backward=("no tensor input: Const holds host values, and TensorFlow registers Const "
+                                            "NotDifferentiable"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testFloat": [
+        "test_constant_numpy_arrays", "test_constant_python_lists"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testDouble": [
+        "test_constant_numpy_arrays", "test_constant_double_rounding"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testInt32": [
+        "test_constant_numpy_arrays", "test_constant_python_lists"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testInt64": [
+        "test_constant_numpy_arrays", "test_constant_python_lists"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testComplex64": [
+        "test_constant_numpy_arrays"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testComplex128": [
+        "test_constant_numpy_arrays"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testString": [
+        "test_constant_strings"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testStringWithNulls": [
+        "test_constant_strings"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testStringConstantOp": [
+        "test_constant_strings"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeNumPy": [
+        "test_constant_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeList": [
+        "test_constant_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeFill": [
+        "test_constant_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeReshape": [
+        "test_constant_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testImplicitShapeNumber": [
+        "test_constant_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testDimensionList": [
+        "test_constant_dimension_list"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testCustomSequence": [
+        "test_constant_custom_sequence"],
+}
 
 
 def _check(t, expected, dtype):

@@ -1,9 +1,37 @@
-"""tf.convert_to_tensor: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest._testCpu via testFloat, testInt64, testComplex64, testString, testStringWithNulls, testShape, testDimension, testDimensionList, testDimensionTuple; AsTensorTest.testAsTensorForTensorInput, testAsTensorForNonTensorInput), with the dtype / dtype_hint arguments and the conversions registered for variables and lists of tensors."""
+"""tf.convert_to_tensor: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest._testCpu via testFloat, testInt64, testComplex64, testString, testStringWithNulls, testShape, testDimension, testDimensionList, testDimensionTuple; AsTensorTest.testAsTensorForTensorInput, testAsTensorForNonTensorInput), with the dtype / dtype_hint arguments and the conversions registered for variables and lists of tensors, and the gradient through a variable's read as tensorflow/python/eager/backprop_test.py checks it (BackpropTest.testGradientTapeVariable); UPSTREAM_TESTS below maps each to the cases here."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from _gradients import check_gradients
 
 pytestmark = pytest.mark.function("tf.convert_to_tensor", decile=100, top20=False)
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testFloat": [
+        "test_convert_numpy", "test_convert_python_values"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testInt64": [
+        "test_convert_numpy", "test_convert_python_values"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testComplex64": [
+        "test_convert_numpy"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testString": [
+        "test_convert_strings"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testStringWithNulls": [
+        "test_convert_strings"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testShape": [
+        "test_convert_shapes_and_dimensions"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testDimension": [
+        "test_convert_shapes_and_dimensions"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testDimensionList": [
+        "test_convert_shapes_and_dimensions"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testDimensionTuple": [
+        "test_convert_shapes_and_dimensions"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::AsTensorTest::testAsTensorForTensorInput": [
+        "test_convert_tensor_is_identity"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::AsTensorTest::testAsTensorForNonTensorInput": [
+        "test_convert_python_values"],
+    "tensorflow/python/eager/backprop_test.py::BackpropTest::testGradientTapeVariable": [
+        "test_convert_to_tensor_backward"],
+}
 
 
 def _check(t, expected, dtype):
@@ -109,3 +137,17 @@ def test_convert_large_array(bench, device):
     with tf.device(device):
         t = bench(tf.convert_to_tensor, x)
     _check(t, x, tf.float32)
+
+
+# A model converts its variables to tensors (ReadVariableOp, whose gradient passes the cotangent to the variable, as
+# testGradientTapeVariable checks), and a tensor to itself: the gradient is the cotangent, for either.
+@pytest.mark.parametrize("kind", ["tensor", "variable"])
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16, tf.complex64], ids=lambda d: d.name)
+def test_convert_to_tensor_backward(backward, device, dtype, kind):
+    x_np = np.random.default_rng(1).standard_normal((3, 4)).astype(dtype.as_numpy_dtype)
+    with tf.device(device):
+        x = tf.constant(x_np)
+        if kind == "variable":
+            x = tf.Variable(x)
+        grads = backward(tf.convert_to_tensor, x)
+    check_gradients(grads, tf.convert_to_tensor, (x,))

@@ -1,4 +1,4 @@
-"""tf.data.experimental.from_list: cases adapted from tensorflow/python/data/experimental/kernel_tests/from_list_test.py (FromListTest.testLargeNInputs, testTupleInputs, testDictInputs, testUintInputs; FromListRandomAccessTest.testOneDimensionalArray, testTwoDimensionalArray, testDictionary, testNumpy, testName).
+"""tf.data.experimental.from_list: cases adapted from tensorflow/python/data/experimental/kernel_tests/from_list_test.py (FromListTest.testLargeNInputs, testTupleInputs, testDictInputs, testUintInputs; FromListRandomAccessTest.testOneDimensionalArray, testTwoDimensionalArray, testDictionary, testNumpy, testName); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 tf.data runs its pipelines on the host."""
 import numpy as np
@@ -6,7 +6,30 @@ import pytest
 import tensorflow as tf
 from _support import values_of
 
-pytestmark = pytest.mark.function("tf.data.experimental.from_list", decile=60, top20=False)
+pytestmark = pytest.mark.function("tf.data.experimental.from_list", decile=60, top20=False,
+                                  backward=("returns a tf.data.Dataset (a host pipeline), not a tensor: tf.data "
+                                            "transformations have no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListTest::testLargeNInputs": [
+        "test_from_list_scalars"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListTest::testTupleInputs": [
+        "test_from_list_tuples"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListTest::testDictInputs": [
+        "test_from_list_dicts", "test_from_list_then_batch"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListTest::testUintInputs": [
+        "test_from_list_unsigned"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListRandomAccessTest::testOneDimensionalArray": [
+        "test_from_list_scalars"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListRandomAccessTest::testTwoDimensionalArray": [
+        "test_from_list_numpy_arrays"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListRandomAccessTest::testDictionary": [
+        "test_from_list_dicts"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListRandomAccessTest::testNumpy": [
+        "test_from_list_numpy_arrays"],
+    "tensorflow/python/data/experimental/kernel_tests/from_list_test.py::FromListRandomAccessTest::testName": [
+        "test_from_list_name"],
+}
 
 
 @pytest.mark.parametrize("n", [1, 3, 1000])

@@ -1,4 +1,4 @@
-"""tf.data.Dataset.shard: cases adapted from tensorflow/python/data/kernel_tests/shard_test.py (ShardTest.testSimpleCase, testNestedData, testOffsetZero, testIteratorEndsBeforeFirstElem, testLargerWorkerPool, testIndexEqualsNumShards, testIndexEqualsNumShards2, testNumShardsLargerThanDataset).
+"""tf.data.Dataset.shard: cases adapted from tensorflow/python/data/kernel_tests/shard_test.py (ShardTest.testSimpleCase, testNestedData, testOffsetZero, testIteratorEndsBeforeFirstElem, testLargerWorkerPool, testIndexEqualsNumShards, testIndexEqualsNumShards2, testNumShardsLargerThanDataset); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is the unbound method on a dataset; each case then iterates the shard. tf.data runs its
 pipelines on the host."""
@@ -6,7 +6,23 @@ import pytest
 import tensorflow as tf
 from _support import values_of
 
-pytestmark = pytest.mark.function("tf.data.Dataset.shard", decile=70, top20=False)
+pytestmark = pytest.mark.function("tf.data.Dataset.shard", decile=70, top20=False,
+                                  backward=("returns a tf.data.Dataset (a host pipeline), not a tensor: tf.data "
+                                            "transformations have no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testSimpleCase": [
+        "test_shard_range", "test_shard_partition"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testNestedData": ["test_shard_nested_data"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testOffsetZero": ["test_shard_range"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testIteratorEndsBeforeFirstElem": [
+        "test_shard_range"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testLargerWorkerPool": ["test_shard_range"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testIndexEqualsNumShards": ["test_shard_range"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testIndexEqualsNumShards2": ["test_shard_range"],
+    "tensorflow/python/data/kernel_tests/shard_test.py::ShardTest::testNumShardsLargerThanDataset": [
+        "test_shard_range"],
+}
 
 
 @pytest.mark.parametrize("n,num_shards,index,expected", [

@@ -1,4 +1,4 @@
-"""tf.data.experimental.dense_to_ragged_batch: cases adapted from tensorflow/python/data/experimental/kernel_tests/dense_to_ragged_batch_test.py (RaggedBatchTest.testBasic over its dataset makers, nrows and drop_remainder; testWithStructuredElements).
+"""tf.data.experimental.dense_to_ragged_batch: cases adapted from tensorflow/python/data/experimental/kernel_tests/dense_to_ragged_batch_test.py (RaggedBatchTest.testBasic over its dataset makers, nrows and drop_remainder; testWithStructuredElements); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call builds the transformation (what `dataset.apply` receives); each case then applies it and
 compares every batch with the unbatched rows. tf.data runs its pipelines on the host."""
@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.data.experimental.dense_to_ragged_batch", decile=10, top20=False)
+pytestmark = pytest.mark.function("tf.data.experimental.dense_to_ragged_batch", decile=10, top20=False,
+                                  backward=("returns a tf.data transformation (a function from dataset to dataset), "
+                                            "not a tensor: tf.data has no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/data/experimental/kernel_tests/dense_to_ragged_batch_test.py::RaggedBatchTest::testBasic": [
+        "test_dense_to_ragged_batch_basic", "test_dense_to_ragged_batch_element_spec"],
+    "tensorflow/python/data/experimental/kernel_tests/dense_to_ragged_batch_test.py::RaggedBatchTest::testWithStructuredElements": [
+        "test_dense_to_ragged_batch_structured"],
+}
 
 
 def _scalar(n):

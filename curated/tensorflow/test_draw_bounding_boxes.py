@@ -1,9 +1,27 @@
-"""tf.image.draw_bounding_boxes: cases adapted from tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py (DrawBoundingBoxOpTest.testDrawBoundingBoxRGBColorCycling, testDrawBoundingBoxRGBAColorCycling, testDrawBoundingBoxGRY, testDrawBoundingBoxRGBColorCyclingWithColors, testDrawBoundingBoxRGBAColorCyclingWithColors, testDrawBoundingBoxHalf)."""
+"""tf.image.draw_bounding_boxes: cases adapted from tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py (DrawBoundingBoxOpTest.testDrawBoundingBoxRGBColorCycling, testDrawBoundingBoxRGBAColorCycling, testDrawBoundingBoxGRY, testDrawBoundingBoxRGBColorCyclingWithColors, testDrawBoundingBoxRGBAColorCyclingWithColors, testDrawBoundingBoxHalf); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.image.draw_bounding_boxes", decile=40, top20=False)
+pytestmark = pytest.mark.function("tf.image.draw_bounding_boxes", decile=40, top20=False,
+                                  backward=("TensorFlow registers no gradient for DrawBoundingBoxesV2 and "
+                                            "DrawBoundingBoxes NotDifferentiable: it paints box outlines over the "
+                                            "image"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxRGBColorCycling": [
+        "test_draw_bounding_boxes_color_cycling"],
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxRGBAColorCycling": [
+        "test_draw_bounding_boxes_color_cycling"],
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxGRY": [
+        "test_draw_bounding_boxes_color_cycling"],
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxRGBColorCyclingWithColors": [
+        "test_draw_bounding_boxes_color_cycling"],
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxRGBAColorCyclingWithColors": [
+        "test_draw_bounding_boxes_color_cycling"],
+    "tensorflow/python/kernel_tests/image_ops/draw_bounding_box_op_test.py::DrawBoundingBoxOpTest::testDrawBoundingBoxHalf": [
+        "test_draw_bounding_boxes_half"],
+}
 
 # The kernel's default color table (draw_bounding_box_op.cc), used when colors is None.
 _DEFAULT_COLORS = np.asarray([

@@ -1,4 +1,4 @@
-"""tf.train.ExponentialMovingAverage: cases adapted from tensorflow/python/training/moving_averages_test.py (ExponentialMovingAverageTest.testAverageVariablesNoNumUpdates_Scalar / _Vector, testAverageVariablesNumUpdates_Scalar / _Vector via _CheckDecay, testAverageVariablesWithControlDeps, testAverageVariablesNames).
+"""tf.train.ExponentialMovingAverage: cases adapted from tensorflow/python/training/moving_averages_test.py (ExponentialMovingAverageTest.testAverageVariablesNoNumUpdates_Scalar / _Vector, testAverageVariablesNumUpdates_Scalar / _Vector via _CheckDecay, testAverageVariablesWithControlDeps, testAverageVariablesNames); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is the constructor; each case then applies the averager eagerly to variables and checks the
 shadow values against decay * shadow + (1 - decay) * value (decay capped at (1 + n) / (10 + n) when
@@ -7,7 +7,24 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.train.ExponentialMovingAverage", decile=80, top20=False)
+pytestmark = pytest.mark.function("tf.train.ExponentialMovingAverage", decile=80, top20=False,
+                                  backward=("updates shadow variables in place (AssignSubVariableOp, which registers "
+                                            "no gradient), as an optimizer step does: the cases check the update rule"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesNoNumUpdates_Scalar": [
+        "test_ema_check_decay"],
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesNoNumUpdates_Vector": [
+        "test_ema_check_decay"],
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesNumUpdates_Scalar": [
+        "test_ema_check_decay", "test_ema_many_updates_large"],
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesNumUpdates_Vector": [
+        "test_ema_check_decay"],
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesWithControlDeps": [
+        "test_ema_update_after_assign"],
+    "tensorflow/python/training/moving_averages_test.py::ExponentialMovingAverageTest::testAverageVariablesNames": [
+        "test_ema_names"],
+}
 
 
 @pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=lambda d: d.name)

@@ -1,10 +1,21 @@
-"""tf.compat.v1.get_collection: cases adapted from tensorflow/python/framework/ops_test.py (CollectionTest.test_add_to_collection, test_get_collections; the scope filtering of VariablesTestCase.testCollectionsWithScope in tensorflow/python/kernel_tests/variables/variables_test.py, on tensors), and the LOSSES collection.
+"""tf.compat.v1.get_collection: cases adapted from tensorflow/python/framework/ops_test.py (CollectionTest.test_add_to_collection, test_get_collections; the scope filtering of VariablesTestCase.testCollectionsWithScope in tensorflow/python/kernel_tests/variables/variables_test.py, on tensors), and the LOSSES collection; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 get_collection reads the default graph's collections, so every case builds its own graph."""
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.get_collection", decile=100, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.get_collection", decile=100, top20=False,
+                                  backward=("returns a Python list of a graph's collection items, not a tensor: no op "
+                                            "runs"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/framework/ops_test.py::CollectionTest::test_add_to_collection": [
+        "test_get_collection_items", "test_get_collection_returns_copy", "test_get_collection_many_items"],
+    "tensorflow/python/framework/ops_test.py::CollectionTest::test_get_collections": [
+        "test_get_collection_items", "test_get_collection_losses"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testCollectionsWithScope": [
+        "test_get_collection_scoped_tensors"],
+}
 
 
 class _Named:

@@ -1,4 +1,4 @@
-"""tf.compat.v1.train.get_global_step: cases adapted from tensorflow/python/training/training_util_test.py (GlobalStepTest.test_create_global_step, test_get_global_step, test_get_or_create_global_step) run eagerly, plus a step incremented by an optimizer.
+"""tf.compat.v1.train.get_global_step: cases adapted from tensorflow/python/training/training_util_test.py (GlobalStepTest.test_create_global_step, test_get_global_step, test_get_or_create_global_step) run eagerly, plus a step incremented by an optimizer; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 In eager mode the global step is kept in the collections of the process-wide default graph; a fixture
 clears that collection around each case. (Graph-mode cases are left out: the harness's result sync calls
@@ -7,7 +7,19 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.train.get_global_step", decile=80, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.train.get_global_step", decile=80, top20=False,
+                                  backward=("returns the global step, an int64 variable (or None): integer, nothing "
+                                            "to differentiate"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/training_util_test.py::GlobalStepTest::test_create_global_step": [
+        "test_get_global_step_after_create"],
+    "tensorflow/python/training/training_util_test.py::GlobalStepTest::test_get_global_step": [
+        "test_get_global_step_none", "test_get_global_step_after_create", "test_get_global_step_user_collection",
+        "test_get_global_step_counts_optimizer_steps"],
+    "tensorflow/python/training/training_util_test.py::GlobalStepTest::test_get_or_create_global_step": [
+        "test_get_global_step_after_get_or_create"],
+}
 
 _KEY = tf.compat.v1.GraphKeys.GLOBAL_STEP
 

@@ -1,4 +1,4 @@
-"""tf.compat.v1.global_variables_initializer: cases adapted from tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization, testInitializationOrder, testAssignments, testZeroSizeVarSameAsConst, testCollections) and tensorflow/python/client/session_test.py (SessionTest.testExtendWithGroupBy).
+"""tf.compat.v1.global_variables_initializer: cases adapted from tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization, testInitializationOrder, testAssignments, testZeroSizeVarSameAsConst, testCollections) and tensorflow/python/client/session_test.py (SessionTest.testExtendWithGroupBy); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call builds the initializer op in a graph (a no-op eagerly); each case then runs it in a Session
 and reads the variables."""
@@ -6,7 +6,23 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.global_variables_initializer", decile=100, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.global_variables_initializer", decile=100, top20=False,
+                                  backward=("returns an op (the variables' assignments grouped), no tensor: "
+                                            "AssignVariableOp registers no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testInitialization": [
+        "test_initializer_scalars", "test_initializer_eager_is_noop"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testInitializationOrder": [
+        "test_initializer_order"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testAssignments": [
+        "test_initializer_dtypes_and_assign"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testZeroSizeVarSameAsConst": [
+        "test_initializer_zero_size"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testCollections": [
+        "test_initializer_skips_local_variables"],
+    "tensorflow/python/client/session_test.py::SessionTest::testExtendWithGroupBy": ["test_initializer_many_variables"],
+}
 
 
 def test_initializer_scalars(bench, device):

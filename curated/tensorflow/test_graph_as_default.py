@@ -1,4 +1,4 @@
-"""tf.Graph.as_default: cases adapted from tensorflow/python/framework/ops_test.py (GraphTest.testGraphContextManager, testDefaultGraph, testGraphContextManagerCancelsEager, testResetDefaultGraphNesting) and tensorflow/python/client/session_test.py (SessionTest._testDefaultGraphInThread, testDefaultGraphWithThreads).
+"""tf.Graph.as_default: cases adapted from tensorflow/python/framework/ops_test.py (GraphTest.testGraphContextManager, testDefaultGraph, testGraphContextManagerCancelsEager, testResetDefaultGraphNesting) and tensorflow/python/client/session_test.py (SessionTest._testDefaultGraphInThread, testDefaultGraphWithThreads); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is Graph.as_default(g) itself, which returns the context manager; the case then enters it
 and checks what it does."""
@@ -8,7 +8,21 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.Graph.as_default", decile=100, top20=False)
+pytestmark = pytest.mark.function("tf.Graph.as_default", decile=100, top20=False,
+                                  backward=("returns a context manager that makes a graph the default, not a tensor: "
+                                            "no op runs"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/framework/ops_test.py::GraphTest::testGraphContextManager": [
+        "test_graph_as_default_context_manager"],
+    "tensorflow/python/framework/ops_test.py::GraphTest::testDefaultGraph": ["test_graph_as_default_nesting"],
+    "tensorflow/python/framework/ops_test.py::GraphTest::testGraphContextManagerCancelsEager": [
+        "test_graph_as_default_context_manager"],
+    "tensorflow/python/framework/ops_test.py::GraphTest::testResetDefaultGraphNesting": [
+        "test_graph_as_default_reset_inside_fails"],
+    "tensorflow/python/client/session_test.py::SessionTest::testDefaultGraphWithThreads": [
+        "test_graph_as_default_threads", "test_graph_as_default_build_and_run"],
+}
 
 
 def test_graph_as_default_context_manager(bench, device):

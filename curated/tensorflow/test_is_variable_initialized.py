@@ -1,4 +1,4 @@
-"""tf.compat.v1.is_variable_initialized: cases adapted from tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization's uninitialised reads; IsInitializedTest.testAssertVariablesInitialized / testVariableList, which check report_uninitialized_variables, built on this op) and tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py (ResourceVariableOpsTest.testInitializeVariableUsingInitializedValue).
+"""tf.compat.v1.is_variable_initialized: cases adapted from tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization's uninitialised reads; IsInitializedTest.testAssertVariablesInitialized / testVariableList, which check report_uninitialized_variables, built on this op) and tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py (ResourceVariableOpsTest.testInitializeVariableUsingInitializedValue); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 In a graph the timed call builds the check op, which the case then runs before and after initialisation;
 eagerly it returns True at once."""
@@ -6,7 +6,21 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.is_variable_initialized", decile=40, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.is_variable_initialized", decile=40, top20=False,
+                                  backward=("boolean output: TensorFlow registers VarIsInitializedOp "
+                                            "NotDifferentiable (IsVariableInitialized, for reference variables, has "
+                                            "no gradient)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testInitialization": [
+        "test_is_variable_initialized_graph", "test_is_variable_initialized_eager"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::IsInitializedTest::testAssertVariablesInitialized": [
+        "test_is_variable_initialized_two_variables"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::IsInitializedTest::testVariableList": [
+        "test_is_variable_initialized_two_variables"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testInitializeVariableUsingInitializedValue": [
+        "test_is_variable_initialized_in_cond"],
+}
 
 
 @pytest.mark.parametrize("use_resource", [True, False], ids=["resource", "ref"])

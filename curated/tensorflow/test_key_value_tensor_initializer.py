@@ -1,9 +1,23 @@
-"""tf.lookup.KeyValueTensorInitializer: cases adapted from tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py (KeyValueTensorInitializerTest.test_string, test_multiple_tables, test_int64, test_int32; StaticHashTableTest's lookups through an initializer)."""
+"""tf.lookup.KeyValueTensorInitializer: cases adapted from tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py (KeyValueTensorInitializerTest.test_string, test_multiple_tables, test_int64, test_int32; StaticHashTableTest's lookups through an initializer); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.lookup.KeyValueTensorInitializer", decile=50, top20=False)
+pytestmark = pytest.mark.function("tf.lookup.KeyValueTensorInitializer", decile=50, top20=False,
+                                  backward=("initialises a lookup table (InitializeTableV2, registered "
+                                            "NotDifferentiable): it returns an initializer, not a tensor"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py::KeyValueTensorInitializerTest::test_string": [
+        "test_key_value_initializer_tensors", "test_key_value_initializer_python_lists"],
+    "tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py::KeyValueTensorInitializerTest::test_multiple_tables": [
+        "test_key_value_initializer_two_tables"],
+    "tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py::KeyValueTensorInitializerTest::test_int64": [
+        "test_key_value_initializer_tensors", "test_key_value_initializer_python_lists",
+        "test_key_value_initializer_large_vocabulary"],
+    "tensorflow/python/kernel_tests/data_structures/lookup_ops_test.py::KeyValueTensorInitializerTest::test_int32": [
+        "test_key_value_initializer_tensors"],
+}
 
 
 def _lookup_through_table(init, queries, default):

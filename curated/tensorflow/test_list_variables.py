@@ -1,4 +1,4 @@
-"""tf.train.list_variables: cases adapted from tensorflow/python/training/checkpoint_utils_test.py (CheckpointsTest.testGetAllVariables with its _create_checkpoints layout, testFSPath), plus an object-based tf.train.Checkpoint.
+"""tf.train.list_variables: cases adapted from tensorflow/python/training/checkpoint_utils_test.py (CheckpointsTest.testGetAllVariables with its _create_checkpoints layout, testFSPath), plus an object-based tf.train.Checkpoint; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Listing a checkpoint needs one on disk: each case writes it into pytest's temporary directory first."""
 import os
@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.train.list_variables", decile=60, top20=False)
+pytestmark = pytest.mark.function("tf.train.list_variables", decile=60, top20=False,
+                                  backward=("reads a checkpoint's index from disk: returns (name, shape) pairs, not "
+                                            "tensors"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/checkpoint_utils_test.py::CheckpointsTest::testGetAllVariables": [
+        "test_list_variables_tf1_saver", "test_list_variables_object_checkpoint", "test_list_variables_many"],
+    "tensorflow/python/training/checkpoint_utils_test.py::CheckpointsTest::testFSPath": [
+        "test_list_variables_pathlike"],
+}
 
 
 def _tf1_checkpoint(checkpoint_dir):

@@ -1,15 +1,30 @@
-"""tf.estimator.LoggingTensorHook: cases adapted from tensorflow/python/training/basic_session_run_hooks_test.py (LoggingTensorHookTest.test_print_at_end_only, test_print_every_n_steps, test_print_every_n_steps_and_end, test_print_first_step, test_print_every_n_secs, test_print_formatter).
+"""tf.estimator.LoggingTensorHook: cases adapted from tensorflow/python/training/basic_session_run_hooks_test.py (LoggingTensorHookTest.test_print_at_end_only, test_print_every_n_steps, test_print_every_n_steps_and_end, test_print_first_step, test_print_every_n_secs, test_print_formatter); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 tf.estimator was removed in TensorFlow 2.16, so on current versions the harness records missing_api; the
 hook is the TF1 training hook, run here in a graph with a SingularMonitoredSession. Upstream replaces
-tf_logging.info to see what is logged; here a handler on the "tensorflow" logger collects the messages.
-"""
+tf_logging.info to see what is logged; here a handler on the "tensorflow" logger collects the messages."""
 import logging
 
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.estimator.LoggingTensorHook", decile=50, top20=False)
+pytestmark = pytest.mark.function("tf.estimator.LoggingTensorHook", decile=50, top20=False,
+                                  backward="returns a training hook object that logs tensors' values, not a tensor")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_at_end_only": [
+        "test_logging_tensor_hook_at_end_only"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_every_n_steps": [
+        "test_logging_tensor_hook_every_n_iter"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_every_n_steps_and_end": [
+        "test_logging_tensor_hook_every_n_iter"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_first_step": [
+        "test_logging_tensor_hook_first_step_dict"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_every_n_secs": [
+        "test_logging_tensor_hook_every_n_secs"],
+    "tensorflow/python/training/basic_session_run_hooks_test.py::LoggingTensorHookTest::test_print_formatter": [
+        "test_logging_tensor_hook_formatter"],
+}
 
 
 class _Collect(logging.Handler):

@@ -1,4 +1,4 @@
-"""tf.compat.v1.metrics.accuracy: cases adapted from tensorflow/python/kernel_tests/metrics_test.py (AccuracyTest.testVars, testMetricsCollection, testUpdatesCollection, testValueTensorIsIdempotent, testMultipleUpdates, testEffectivelyEquivalentSizes, testEffectivelyEquivalentSizesWithScalarWeight, testEffectivelyEquivalentSizesWithStaticShapedWeight, testMultipleUpdatesWithWeightedValues).
+"""tf.compat.v1.metrics.accuracy: cases adapted from tensorflow/python/kernel_tests/metrics_test.py (AccuracyTest.testVars, testMetricsCollection, testUpdatesCollection, testValueTensorIsIdempotent, testMultipleUpdates, testEffectivelyEquivalentSizes, testEffectivelyEquivalentSizesWithScalarWeight, testEffectivelyEquivalentSizesWithStaticShapedWeight, testMultipleUpdatesWithWeightedValues); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The metric is a TF1 graph construct (it raises under eager execution), so every case builds a graph and
 runs it in a Session. The timed call builds the metric's variables and ops; bench calls it several times
@@ -7,7 +7,31 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.metrics.accuracy", decile=80, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.metrics.accuracy", decile=80, top20=False,
+                                  backward=("counts equal labels and predictions (Equal, registered "
+                                            "NotDifferentiable) into local variables (AssignAddVariableOp, no "
+                                            "gradient): nothing to differentiate"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testVars": [
+        "test_accuracy_variables_and_collections"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testMetricsCollection": [
+        "test_accuracy_variables_and_collections"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testUpdatesCollection": [
+        "test_accuracy_variables_and_collections"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testValueTensorIsIdempotent": [
+        "test_accuracy_idempotent_value"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testMultipleUpdates": [
+        "test_accuracy_multiple_updates", "test_accuracy_values"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testEffectivelyEquivalentSizes": [
+        "test_accuracy_equivalent_sizes"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testEffectivelyEquivalentSizesWithScalarWeight": [
+        "test_accuracy_equivalent_sizes"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testEffectivelyEquivalentSizesWithStaticShapedWeight": [
+        "test_accuracy_equivalent_sizes"],
+    "tensorflow/python/kernel_tests/metrics_test.py::AccuracyTest::testMultipleUpdatesWithWeightedValues": [
+        "test_accuracy_multiple_updates"],
+}
 
 
 def _session_run(graph, fetches, steps=1, feeds=None):

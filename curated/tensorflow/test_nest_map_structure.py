@@ -1,11 +1,21 @@
-"""tf.nest.map_structure: cases adapted from tensorflow/python/util/nest_test.py (NestTest.testMapStructure: nested tuples, two structures, scalars, defaultdicts, empty structures, namedtuples, check_types; testMapStructureWithStrings; and expand_composites from the composite-tensor tests)."""
+"""tf.nest.map_structure: cases adapted from tensorflow/python/util/nest_test.py (NestTest.testMapStructure: nested tuples, two structures, scalars, defaultdicts, empty structures, namedtuples, check_types; testMapStructureWithStrings; and expand_composites from the composite-tensor tests); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import collections
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.nest.map_structure", decile=90, top20=False)
+pytestmark = pytest.mark.function("tf.nest.map_structure", decile=90, top20=False,
+                                  backward=("a Python traversal of nested structures that runs no op of its own: a "
+                                            "gradient through it is the mapped function's"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/util/nest_test.py::NestTest::testMapStructure": [
+        "test_map_structure_plus_one", "test_map_structure_two_structures", "test_map_structure_defaultdict",
+        "test_map_structure_check_types", "test_map_structure_tensors", "test_map_structure_expand_composites",
+        "test_map_structure_large"],
+    "tensorflow/python/util/nest_test.py::NestTest::testMapStructureWithStrings": ["test_map_structure_strings"],
+}
 
 _Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -78,6 +88,7 @@ def test_map_structure_tensors(bench, device, dtype):
         np.testing.assert_array_equal(t.numpy(), np.square(a).astype(dtype.as_numpy_dtype))
 
 
+@pytest.mark.layout("sparse_coo")
 def test_map_structure_expand_composites(bench, device):
     # expand_composites=True maps over a SparseTensor's component tensors.
     with tf.device(device):

@@ -1,4 +1,4 @@
-"""tf.nest.map_structure_up_to: cases adapted from tensorflow/python/util/nest_test.py (NestTest.testMapStructureUpTo: namedtuple inputs with namedtuple ops below the shallow tree, name lists over nested data lists; testMapStructureUpToDicts).
+"""tf.nest.map_structure_up_to: cases adapted from tensorflow/python/util/nest_test.py (NestTest.testMapStructureUpTo: namedtuple inputs with namedtuple ops below the shallow tree, name lists over nested data lists; testMapStructureUpToDicts); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The paper's label is tf.contrib.framework.nest.map_structure_up_to; no TensorFlow 2 release (2.11 and the current
 one included) exports map_structure_up_to under tf.nest, and the study called it through tensorflow.python.util.nest:
@@ -14,7 +14,16 @@ from tensorflow.python.util import nest
 
 pytestmark = pytest.mark.function("tf.nest.map_structure_up_to", decile=40, top20=False,
                                   paper_label="tf.contrib.framework.nest.map_structure_up_to",
-                                  called_as="tensorflow.python.util.nest.map_structure_up_to")
+                                  called_as="tensorflow.python.util.nest.map_structure_up_to",
+                                  backward=("a Python traversal of nested structures that runs no op of its own: a "
+                                            "gradient through it is the mapped function's"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/util/nest_test.py::NestTest::testMapStructureUpTo": [
+        "test_map_structure_up_to_namedtuples", "test_map_structure_up_to_name_lists",
+        "test_map_structure_up_to_tensors"],
+    "tensorflow/python/util/nest_test.py::NestTest::testMapStructureUpToDicts": ["test_map_structure_up_to_dicts"],
+}
 
 map_structure_up_to = getattr(tf.nest, "map_structure_up_to", nest.map_structure_up_to)
 

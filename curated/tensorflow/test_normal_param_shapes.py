@@ -1,9 +1,17 @@
-"""tf.compat.v1.distributions.Normal.param_shapes: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testParamShapes via _testParamShapes: a list or a tensor as the sample shape, and the parameters built from the shapes sample that shape), run eagerly."""
+"""tf.compat.v1.distributions.Normal.param_shapes: cases adapted from tensorflow/python/kernel_tests/distributions/normal_test.py (NormalTest.testParamShapes via _testParamShapes: a list or a tensor as the sample shape, and the parameters built from the shapes sample that shape), run eagerly; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.distributions.Normal.param_shapes", decile=20, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.distributions.Normal.param_shapes", decile=20, top20=False,
+                                  backward=("integer output: the shapes of loc and scale (int32 tensors) for a sample "
+                                            "shape, no floating input"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testParamShapes": ["test_param_shapes"],
+    "tensorflow/python/kernel_tests/distributions/normal_test.py::NormalTest::testParamStaticShapes": [
+        "test_param_shapes_dtype_and_static"],
+}
 
 Normal = tf.compat.v1.distributions.Normal
 

@@ -1,11 +1,22 @@
-"""tf.numpy_function: cases adapted from tensorflow/python/ops/script_ops_test.py (NumpyFunctionTest.test_numpy_arguments, test_stateless, test_stateful) and the numpy_function uses of tensorflow/python/kernel_tests/py_func_test.py (single and multiple output types, strings, inside tf.function).
+"""tf.numpy_function: cases adapted from tensorflow/python/ops/script_ops_test.py (NumpyFunctionTest.test_numpy_arguments, test_stateless, test_stateful) and the numpy_function uses of tensorflow/python/kernel_tests/py_func_test.py (single and multiple output types, strings, inside tf.function); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The wrapped Python function runs on the host; its inputs arrive as NumPy arrays."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.numpy_function", decile=50, top20=False)
+pytestmark = pytest.mark.function("tf.numpy_function", decile=50, top20=False,
+                                  backward=("runs Python on the host as PyFunc / PyFuncStateless, which TensorFlow "
+                                            "registers NotDifferentiable (tf.py_function is the differentiable one)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/script_ops_test.py::NumpyFunctionTest::test_numpy_arguments": [
+        "test_numpy_function_numpy_arguments"],
+    "tensorflow/python/ops/script_ops_test.py::NumpyFunctionTest::test_stateless": [
+        "test_numpy_function_in_tf_function"],
+    "tensorflow/python/ops/script_ops_test.py::NumpyFunctionTest::test_stateful": [
+        "test_numpy_function_in_tf_function"],
+}
 
 
 def test_numpy_function_numpy_arguments(bench, device):

@@ -1,11 +1,18 @@
-"""tf.experimental.numpy.random.standard_normal: cases adapted from tensorflow/python/ops/numpy_ops/np_random_test.py (StandardNormalTest.test through RandomTestBase._test: size None, (), (1,), (1, 2), with the shape and the float64 dtype compared to NumPy's), plus reproducibility under tnp.random.seed and moment checks of the samples.
+"""tf.experimental.numpy.random.standard_normal: cases adapted from tensorflow/python/ops/numpy_ops/np_random_test.py (StandardNormalTest.test through RandomTestBase._test: size None, (), (1,), (1, 2), with the shape and the float64 dtype compared to NumPy's), plus reproducibility under tnp.random.seed and moment checks of the samples; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Moments are checked with z-scores at a limit of 6 (as in random_gamma_test's moment test)."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.experimental.numpy.random.standard_normal", decile=30, top20=False)
+pytestmark = pytest.mark.function("tf.experimental.numpy.random.standard_normal", decile=30, top20=False,
+                                  backward=("random sampling from a size alone: no floating input, and TensorFlow "
+                                            "registers RandomStandardNormal NotDifferentiable"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/ops/numpy_ops/np_random_test.py::StandardNormalTest::test": [
+        "test_standard_normal_sizes", "test_standard_normal_moments", "test_standard_normal_seed"],
+}
 
 tnp = tf.experimental.numpy
 

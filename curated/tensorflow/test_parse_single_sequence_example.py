@@ -1,11 +1,22 @@
-"""tf.io.parse_single_sequence_example: cases adapted from tensorflow/python/kernel_tests/io_ops/parsing_ops_test.py (ParseSequenceExampleTest: sparse and dense context features with defaults, fixed-length feature lists of several widths, variable-length feature lists parsed as SparseTensors, a missing feature list with allow_missing).
+"""tf.io.parse_single_sequence_example: cases adapted from tensorflow/python/kernel_tests/io_ops/parsing_ops_test.py (ParseSequenceExampleTest: sparse and dense context features with defaults, fixed-length feature lists of several widths, variable-length feature lists parsed as SparseTensors, a missing feature list with allow_missing); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The serialized protos are built in the case with tf.train.SequenceExample; parsing runs on the host."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.io.parse_single_sequence_example", decile=60, top20=False)
+pytestmark = pytest.mark.function("tf.io.parse_single_sequence_example", decile=60, top20=False,
+                                  backward=("parses serialized protos (strings): TensorFlow registers no gradient for "
+                                            "ParseSequenceExampleV2"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/io_ops/parsing_ops_test.py::ParseSequenceExampleTest::testSequenceExampleWithSparseAndDenseContext": [
+        "test_sparse_and_dense_context"],
+    "tensorflow/python/kernel_tests/io_ops/parsing_ops_test.py::ParseSequenceExampleTest::testSequenceExampleWithMultipleSizeFeatureLists": [
+        "test_multiple_size_feature_lists", "test_long_sequence"],
+    "tensorflow/python/kernel_tests/io_ops/parsing_ops_test.py::ParseSequenceExampleTest::testSequenceExampleWithSparseAndDenseFeatureLists": [
+        "test_sparse_and_dense_feature_lists"],
+}
 
 
 def _feature(values, like=None):

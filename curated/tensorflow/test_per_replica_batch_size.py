@@ -1,11 +1,21 @@
-"""tf.distribute.InputContext.get_per_replica_batch_size: cases adapted from tensorflow/python/distribute/distribute_lib_test.py (InputContextTest.testPerReplicaBatchSize, testProperties), plus the InputContext a strategy hands to distribute_datasets_from_function.
+"""tf.distribute.InputContext.get_per_replica_batch_size: cases adapted from tensorflow/python/distribute/distribute_lib_test.py (InputContextTest.testPerReplicaBatchSize, testProperties), plus the InputContext a strategy hands to distribute_datasets_from_function; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A host-side computation: global batch size // replicas, refused when it does not divide."""
 import pytest
 import tensorflow as tf
 
 pytestmark = pytest.mark.function("tf.distribute.InputContext.get_per_replica_batch_size", decile=40,
-                                  top20=False, paper_label="tf.distribute.Strategy.get_per_replica_batch_size")
+                                  top20=False, paper_label="tf.distribute.Strategy.get_per_replica_batch_size",
+                                  backward=("integer arithmetic on Python ints (global batch size // replicas): no "
+                                            "tensor"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/distribute/distribute_lib_test.py::InputContextTest::testPerReplicaBatchSize": [
+        "test_per_replica_batch_size", "test_per_replica_batch_size_not_divisible",
+        "test_per_replica_batch_size_from_strategy"],
+    "tensorflow/python/distribute/distribute_lib_test.py::InputContextTest::testProperties": [
+        "test_per_replica_batch_size"],
+}
 
 
 @pytest.mark.parametrize("pipelines,pipeline_id,replicas,global_batch,expected", [

@@ -1,4 +1,4 @@
-"""tf.compat.v1.placeholder: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_test.py (PlaceholderTest.testDtype, testShape, testUnknownShape, testScalarShape, testPartialShape, testTensorStr).
+"""tf.compat.v1.placeholder: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_test.py (PlaceholderTest.testDtype, testShape, testUnknownShape, testScalarShape, testPartialShape, testTensorStr); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A placeholder is a graph construct (it raises under eager execution): every case builds a graph, times
 the placeholder's creation and then feeds it in a Session."""
@@ -6,7 +6,24 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.placeholder", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.compat.v1.placeholder", decile=100, top20=True,
+                                  backward=("no inputs: a graph's fed value (Placeholder, no gradient registered); "
+                                            "gradients are taken with respect to it, not through it"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testDtype": [
+        "test_placeholder_dtype"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testShape": [
+        "test_placeholder_shapes", "test_placeholder_large_feed"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testUnknownShape": [
+        "test_placeholder_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testScalarShape": [
+        "test_placeholder_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testPartialShape": [
+        "test_placeholder_shapes", "test_placeholder_partial_shape_rejects_bad_feed"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_test.py::PlaceholderTest::testTensorStr": [
+        "test_placeholder_str"],
+}
 
 
 @pytest.mark.parametrize("dtype", [tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.bool, tf.string,

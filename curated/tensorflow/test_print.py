@@ -1,4 +1,4 @@
-"""tf.print: cases adapted from tensorflow/python/kernel_tests/logging_ops_test.py (PrintV2Test.testPrintOneTensor, testPrintOneStringTensor, testPrintOneTensorVarySummarize, testPrintFloatScalar, testPrintStringScalar, testPrintComplexTensorStruct, testPrintSparseTensor, testPrintOneTensorStdout, testPrintTwoTensorsDifferentSep, testPrintStringScalarDifferentEnd).
+"""tf.print: cases adapted from tensorflow/python/kernel_tests/logging_ops_test.py (PrintV2Test.testPrintOneTensor, testPrintOneStringTensor, testPrintOneTensorVarySummarize, testPrintFloatScalar, testPrintStringScalar, testPrintComplexTensorStruct, testPrintSparseTensor, testPrintOneTensorStdout, testPrintTwoTensorsDifferentSep, testPrintStringScalarDifferentEnd); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Eagerly tf.print writes at once and returns None; upstream captures the stream with
 captureWritesToStream, here pytest's capfd captures the process's file descriptors (the kernel writes
@@ -9,7 +9,29 @@ import sys
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.print", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.print", decile=100, top20=True,
+                                  backward=("returns no tensor (eagerly None): PrintV2 writes to a stream, and "
+                                            "TensorFlow registers no gradient for it"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintOneTensor": [
+        "test_print_range", "test_print_large_tensor"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintOneStringTensor": [
+        "test_print_string_tensor"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintOneTensorVarySummarize": [
+        "test_print_range"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintFloatScalar": ["test_print_scalars"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintStringScalar": ["test_print_scalars"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintComplexTensorStruct": [
+        "test_print_structure_and_strings"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintSparseTensor": [
+        "test_print_sparse_tensor"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintOneTensorStdout": ["test_print_stdout"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintTwoTensorsDifferentSep": [
+        "test_print_structure_and_strings"],
+    "tensorflow/python/kernel_tests/logging_ops_test.py::PrintV2Test::testPrintStringScalarDifferentEnd": [
+        "test_print_structure_and_strings"],
+}
 
 
 def _printed(capfd, stream="err"):
@@ -63,6 +85,7 @@ def test_print_structure_and_strings(bench, device, capfd):
     assert "loss:|{'a': [0 1 2], 'b': [[0 1 2], 4]}!\n" in _printed(capfd)
 
 
+@pytest.mark.layout("sparse_coo")
 def test_print_sparse_tensor(bench, device, capfd):
     # testPrintSparseTensor: indices, values and shape.
     sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[3, 4], dense_shape=[2, 3])

@@ -1,9 +1,25 @@
-"""tf.range: cases adapted from tensorflow/python/kernel_tests/array_ops/init_ops_test.py (RangeTest.testBasic, testLimitOnly, testEmpty, testNonInteger, testNegativeDelta, testDType, testMixedDType)."""
+"""tf.range: cases adapted from tensorflow/python/kernel_tests/array_ops/init_ops_test.py (RangeTest.testBasic, testLimitOnly, testEmpty, testNonInteger, testNegativeDelta, testDType, testMixedDType); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.range", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.range", decile=100, top20=True,
+                                  backward=("TensorFlow registers Range NotDifferentiable: its inputs are bounds and "
+                                            "a step, not values it transforms"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testBasic": [
+        "test_range_int", "test_range_large"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testLimitOnly": ["test_range_limit_only"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testEmpty": ["test_range_int"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testNonInteger": [
+        "test_range_float", "test_range_large"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testNegativeDelta": [
+        "test_range_int", "test_range_float"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testDType": [
+        "test_range_dtype_argument", "test_range_tensor_bounds"],
+    "tensorflow/python/kernel_tests/array_ops/init_ops_test.py::RangeTest::testMixedDType": ["test_range_mixed_dtype"],
+}
 
 
 def _check(result, expected, dtype):

@@ -1,9 +1,26 @@
-"""tf.sequence_mask: cases adapted from tensorflow/python/kernel_tests/array_ops/array_ops_test.py (SequenceMaskTest.testOneDimensionalWithMaxlen, testOneDimensionalDtypeWithoutMaxlen, testOneDimensionalWithoutMaxlen, testTwoDimensional, testDtypes, testOutputDtype)."""
+"""tf.sequence_mask: cases adapted from tensorflow/python/kernel_tests/array_ops/array_ops_test.py (SequenceMaskTest.testOneDimensionalWithMaxlen, testOneDimensionalDtypeWithoutMaxlen, testOneDimensionalWithoutMaxlen, testTwoDimensional, testDtypes, testOutputDtype); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.sequence_mask", decile=70, top20=False)
+pytestmark = pytest.mark.function("tf.sequence_mask", decile=70, top20=False,
+                                  backward=("integer inputs (lengths, maxlen) and a comparison (Less, registered "
+                                            "NotDifferentiable) as output"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testOneDimensionalWithMaxlen": [
+        "test_sequence_mask_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testOneDimensionalDtypeWithoutMaxlen": [
+        "test_sequence_mask_output_dtype"],
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testOneDimensionalWithoutMaxlen": [
+        "test_sequence_mask_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testTwoDimensional": [
+        "test_sequence_mask_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testDtypes": [
+        "test_sequence_mask_index_dtypes"],
+    "tensorflow/python/kernel_tests/array_ops/array_ops_test.py::SequenceMaskTest::testOutputDtype": [
+        "test_sequence_mask_output_dtype", "test_sequence_mask_large"],
+}
 
 
 def _np_mask(lengths, maxlen=None):

@@ -1,4 +1,4 @@
-"""tf.compat.v1.Session.run: cases adapted from tensorflow/python/client/session_test.py (SessionTest.testFetchTensorObject, testFetchScalar, testFetchOperationObject, testFetchSparseTensor, testFetchList, testFetchTuple, testFetchNamedTuple, testFetchDict, testFetchNestingEmptyOneLevel, testFeedAndFetch, testPerStepTrace's options and run_metadata).
+"""tf.compat.v1.Session.run: cases adapted from tensorflow/python/client/session_test.py (SessionTest.testFetchTensorObject, testFetchScalar, testFetchOperationObject, testFetchSparseTensor, testFetchList, testFetchTuple, testFetchNamedTuple, testFetchDict, testFetchNestingEmptyOneLevel, testFeedAndFetch, testPerStepTrace's options and run_metadata); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is the unbound method on a Session over a graph built in the case."""
 import collections
@@ -7,7 +7,26 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.Session.run", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.compat.v1.Session.run", decile=100, top20=True,
+                                  backward=("returns NumPy values fetched from a graph, not tensors a GradientTape "
+                                            "can watch"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchTensorObject": [
+        "test_run_fetch_tensor", "test_run_large_fetch"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchScalar": ["test_run_fetch_scalar"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchOperationObject": [
+        "test_run_fetch_structures", "test_run_variables_and_updates"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchSparseTensor": ["test_run_fetch_sparse_tensor"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchList": ["test_run_fetch_structures"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchTuple": ["test_run_fetch_structures"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchNamedTuple": ["test_run_fetch_structures"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchDict": ["test_run_fetch_structures"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFetchNestingEmptyOneLevel": [
+        "test_run_fetch_structures"],
+    "tensorflow/python/client/session_test.py::SessionTest::testFeedAndFetch": ["test_run_feed_and_fetch"],
+    "tensorflow/python/client/session_test.py::SessionTest::testPerStepTrace": ["test_run_options_and_metadata"],
+}
 
 _ABC = collections.namedtuple("ABC", ["a", "b", "c"])
 
@@ -66,6 +85,7 @@ def test_run_fetch_structures(bench, device, graph_session):
     assert result["op"] is None  # testFetchOperationObject: an operation fetches as None
 
 
+@pytest.mark.layout("sparse_coo")
 def test_run_fetch_sparse_tensor(bench, device, graph_session):
     # testFetchSparseTensor: a SparseTensor fetches as a SparseTensorValue.
     g, sess = graph_session

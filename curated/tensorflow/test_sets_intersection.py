@@ -1,11 +1,24 @@
-"""tf.sets.intersection: cases adapted from tensorflow/python/kernel_tests/sets_test.py (SetOpsTest.test_set_intersection_multirow_2d, test_dense_set_intersection_multirow_2d, test_set_intersection_duplicates_2d, test_set_intersection_3d, over its _DTYPES: int8, int16, int32, int64, uint8, uint16, string), checked against Python set intersection per row.
+"""tf.sets.intersection: cases adapted from tensorflow/python/kernel_tests/sets_test.py (SetOpsTest.test_set_intersection_multirow_2d, test_dense_set_intersection_multirow_2d, test_set_intersection_duplicates_2d, test_set_intersection_3d, over its _DTYPES: int8, int16, int32, int64, uint8, uint16, string), checked against Python set intersection per row; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Set operations run on the host (CPU kernels only)."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.sets.intersection", decile=50, top20=False)
+pytestmark = pytest.mark.function("tf.sets.intersection", decile=50, top20=False,
+                                  backward=("integer and string sets: TensorFlow registers DenseToDenseSetOperation, "
+                                            "DenseToSparseSetOperation and SparseToSparseSetOperation "
+                                            "NotDifferentiable"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/sets_test.py::SetOpsTest::test_set_intersection_multirow_2d": [
+        "test_set_intersection_multirow_2d", "test_set_intersection_large"],
+    "tensorflow/python/kernel_tests/sets_test.py::SetOpsTest::test_dense_set_intersection_multirow_2d": [
+        "test_set_intersection_dense_dense"],
+    "tensorflow/python/kernel_tests/sets_test.py::SetOpsTest::test_set_intersection_duplicates_2d": [
+        "test_set_intersection_duplicates"],
+    "tensorflow/python/kernel_tests/sets_test.py::SetOpsTest::test_set_intersection_3d": ["test_set_intersection_3d"],
+}
 
 _DTYPES = [tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.string]
 
@@ -51,7 +64,9 @@ _B = [[1, 9], [1]]
 
 
 @pytest.mark.parametrize("dtype", _DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("kinds", ["dense_sparse", "sparse_sparse"])
+# Upstream's sparse operands are tf.SparseTensor (COO: indices, values, dense shape).
+@pytest.mark.parametrize("kinds", [pytest.param("dense_sparse", marks=pytest.mark.layout("sparse_coo")),
+                                   pytest.param("sparse_sparse", marks=pytest.mark.layout("sparse_coo"))])
 def test_set_intersection_multirow_2d(bench, device, dtype, kinds):
     # test_set_intersection_multirow_2d: {1, 9} in the first row, nothing in the second.
     with tf.device(device):

@@ -1,4 +1,4 @@
-"""tf.data.experimental.shuffle_and_repeat: cases adapted from tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py (ShuffleAndRepeatTest.testCorrectOutput, testReshuffleRepeatEpochs, testSameOrderForSameSeeds, testDifferentOrderForDifferentSeeds, testCountNone, testCountMinusOne, testInfiniteOutputs).
+"""tf.data.experimental.shuffle_and_repeat: cases adapted from tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py (ShuffleAndRepeatTest.testCorrectOutput, testReshuffleRepeatEpochs, testSameOrderForSameSeeds, testDifferentOrderForDifferentSeeds, testCountNone, testCountMinusOne, testInfiniteOutputs); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call builds the transformation that dataset.apply receives; each case then applies it and
 reads the elements. tf.data runs its pipelines on the host."""
@@ -8,7 +8,26 @@ import pytest
 import tensorflow as tf
 from _support import values_of
 
-pytestmark = pytest.mark.function("tf.data.experimental.shuffle_and_repeat", decile=40, top20=False)
+pytestmark = pytest.mark.function("tf.data.experimental.shuffle_and_repeat", decile=40, top20=False,
+                                  backward=("returns a tf.data transformation (a function from dataset to dataset), "
+                                            "not a tensor: tf.data has no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testCorrectOutput": [
+        "test_shuffle_and_repeat_correct_output", "test_shuffle_and_repeat_large"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testReshuffleRepeatEpochs": [
+        "test_shuffle_and_repeat_reshuffles_epochs"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testSameOrderForSameSeeds": [
+        "test_shuffle_and_repeat_same_seed"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testDifferentOrderForDifferentSeeds": [
+        "test_shuffle_and_repeat_different_seeds"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testCountNone": [
+        "test_shuffle_and_repeat_infinite"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testCountMinusOne": [
+        "test_shuffle_and_repeat_infinite"],
+    "tensorflow/python/data/experimental/kernel_tests/shuffle_and_repeat_test.py::ShuffleAndRepeatTest::testInfiniteOutputs": [
+        "test_shuffle_and_repeat_infinite"],
+}
 
 
 def _elements(transform, n=20):

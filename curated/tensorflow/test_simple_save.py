@@ -1,4 +1,4 @@
-"""tf.compat.v1.saved_model.simple_save: cases adapted from tensorflow/python/saved_model/simple_save_test.py (SimpleSaveTest.testSimpleSave: variables saved as the signature's inputs and outputs, loaded back with loader.load in a fresh graph and session; the restored values, the variables' names, dtypes and shapes, the single default serving signature, its predict method name and the tensor infos are checked), extended to a matmul model in float32 and float64, several inputs and outputs, a model without variables, the legacy_init_op (run at load), and the export directory rules of SavedModelBuilder.
+"""tf.compat.v1.saved_model.simple_save: cases adapted from tensorflow/python/saved_model/simple_save_test.py (SimpleSaveTest.testSimpleSave: variables saved as the signature's inputs and outputs, loaded back with loader.load in a fresh graph and session; the restored values, the variables' names, dtypes and shapes, the single default serving signature, its predict method name and the tensor infos are checked), extended to a matmul model in float32 and float64, several inputs and outputs, a model without variables, the legacy_init_op (run at load), and the export directory rules of SavedModelBuilder; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 simple_save is not idempotent: it refuses an export directory that exists and is not empty, it adds a
 new Saver to the model's graph on every call (so a reused graph grows and each call takes longer than
@@ -17,7 +17,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.saved_model.simple_save", decile=10, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.saved_model.simple_save", decile=10, top20=False,
+                                  backward=("writes a SavedModel to disk (SaveV2, no gradient registered) and returns "
+                                            "None"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/saved_model/simple_save_test.py::SimpleSaveTest::testSimpleSave": [
+        "test_simple_save_variables", "test_simple_save_matmul", "test_simple_save_several_inputs_outputs",
+        "test_simple_save_no_variables", "test_simple_save_legacy_init_op", "test_simple_save_export_dir_rules"],
+}
 
 _SERVING_KEY = "serving_default"  # signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _PREDICT = "tensorflow/serving/predict"  # signature_constants.PREDICT_METHOD_NAME

@@ -1,4 +1,4 @@
-"""tf.summary.flush: cases adapted from tensorflow/python/kernel_tests/summary_ops/summary_ops_test.py (SummaryWriterTest.testFlushFunction, testCreate_immediateAsDefault_retainsReference), plus a no-op writer and a writer used from a tf.function.
+"""tf.summary.flush: cases adapted from tensorflow/python/kernel_tests/summary_ops/summary_ops_test.py (SummaryWriterTest.testFlushFunction, testCreate_immediateAsDefault_retainsReference), plus a no-op writer and a writer used from a tf.function; UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A summary writer writes event files, so these cases use pytest's temporary directory; the writers are
 made with huge max_queue / flush_millis so that only flush() moves the events to disk. Events are written
@@ -9,7 +9,16 @@ import os
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.summary.flush", decile=90, top20=False)
+pytestmark = pytest.mark.function("tf.summary.flush", decile=90, top20=False,
+                                  backward=("returns an op or None: FlushSummaryWriter writes queued events to disk "
+                                            "and registers no gradient"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/summary_ops/summary_ops_test.py::SummaryWriterTest::testFlushFunction": [
+        "test_summary_flush_default_writer", "test_summary_flush_explicit_writer", "test_summary_flush_in_function"],
+    "tensorflow/python/kernel_tests/summary_ops/summary_ops_test.py::SummaryWriterTest::testCreate_immediateAsDefault_retainsReference": [
+        "test_summary_flush_as_default_retains_reference"],
+}
 
 
 def _events(logdir):

@@ -1,4 +1,4 @@
-"""tf.Tensor.eval: cases adapted from tensorflow/python/client/session_test.py (SessionTest.testTensorGetMethod, testOperationRunMethod, _testDefaultGraphInThread, testExtendWithGroupBy).
+"""tf.Tensor.eval: cases adapted from tensorflow/python/client/session_test.py (SessionTest.testTensorGetMethod, testOperationRunMethod, testDefaultGraphWithThreads through its _testDefaultGraphInThread, testExtendWithGroupBy); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Tensor.eval runs a graph tensor in the default Session (or the one given); every case builds a graph,
 makes a Session the default and times the unbound method on one of its tensors."""
@@ -7,7 +7,19 @@ import pytest
 import tensorflow as tf
 
 
-pytestmark = pytest.mark.function("tf.Tensor.eval", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.Tensor.eval", decile=100, top20=True,
+                                  backward=("returns a NumPy value computed in a Session, not a tensor a GradientTape "
+                                            "can watch"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/client/session_test.py::SessionTest::testTensorGetMethod": [
+        "test_tensor_eval_matmul", "test_tensor_eval_feed_dict", "test_tensor_eval_placeholder",
+        "test_tensor_eval_explicit_session", "test_tensor_eval_strings"],
+    "tensorflow/python/client/session_test.py::SessionTest::testOperationRunMethod": ["test_tensor_eval_variables"],
+    "tensorflow/python/client/session_test.py::SessionTest::testDefaultGraphWithThreads": [
+        "test_tensor_eval_variables"],
+    "tensorflow/python/client/session_test.py::SessionTest::testExtendWithGroupBy": ["test_tensor_eval_variables"],
+}
 
 
 def _session(graph):

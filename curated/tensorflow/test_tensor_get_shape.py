@@ -1,11 +1,29 @@
-"""tf.Tensor.get_shape: cases adapted from the shape checks of tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest.testExplicitShapeNumPy, testImplicitShapeNumPy, testExplicitShapeList, testImplicitShapeList, testExplicitShapeNumber, testImplicitShapeNumber) and tensorflow/python/kernel_tests/random/random_gamma_test.py (RandomGammaTest.testShape: fully, partially and not known graph shapes).
+"""tf.Tensor.get_shape: cases adapted from the shape checks of tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ConstantTest.testExplicitShapeNumPy, testImplicitShapeNumPy, testExplicitShapeList, testImplicitShapeList, testExplicitShapeNumber, testImplicitShapeNumber) and tensorflow/python/kernel_tests/random/random_gamma_test.py (RandomGammaTest.testShape: fully, partially and not known graph shapes); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is the unbound method on a tensor; it returns the static TensorShape."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.Tensor.get_shape", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.Tensor.get_shape", decile=100, top20=True,
+                                  backward="returns a TensorShape (Python metadata), not a tensor: no op runs")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeNumPy": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testImplicitShapeNumPy": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeList": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testImplicitShapeList": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testExplicitShapeNumber": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ConstantTest::testImplicitShapeNumber": [
+        "test_get_shape_eager", "test_get_shape_of_constants"],
+    "tensorflow/python/kernel_tests/random/random_gamma_test.py::RandomGammaTest::testShape": [
+        "test_get_shape_graph_placeholders", "test_get_shape_after_ops"],
+}
 
 
 @pytest.mark.parametrize("shape", [[], [1], [7], [2, 3, 5], [0, 4], [1, 1, 1, 1, 1, 1], [1024, 1024]], ids=str)

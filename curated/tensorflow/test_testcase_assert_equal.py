@@ -5,13 +5,19 @@ compared with Python lists throughout tensorflow/python/kernel_tests/) and unitt
 (type-specific equality for list, tuple, dict, set, str; msg appended to the failure message).
 
 The timed call is the unbound method on a TestCase instance with two equal values: it returns None. Each
-case then checks that unequal values raise the test's failure exception."""
+case then checks that unequal values raise the test's failure exception.
+UPSTREAM_TESTS below is empty: TensorFlow has no test method of its own for assertEqual to map. Not
+differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
 pytestmark = pytest.mark.function("tf.test.TestCase.assertEqual", decile=100, top20=True,
-                                  paper_label="tf.test.TestCase.assert_equal")
+                                  paper_label="tf.test.TestCase.assert_equal",
+                                  backward="a Python assertion that returns None: no tensor output")
+
+# unittest's method, which no TensorFlow test tests (see the docstring): no upstream method to map.
+UPSTREAM_TESTS = {}
 
 
 @pytest.fixture

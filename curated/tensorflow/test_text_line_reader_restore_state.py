@@ -1,4 +1,4 @@
-"""tf.compat.v1.TextLineReader.restore_state: cases adapted from tensorflow/python/kernel_tests/io_ops/reader_ops_test.py (IdentityReaderTest.testSerializeRestore's restore_state calls, applied to the TextLineReaderTest reader).
+"""tf.compat.v1.TextLineReader.restore_state: cases adapted from tensorflow/python/kernel_tests/io_ops/reader_ops_test.py (IdentityReaderTest.testSerializeRestore's restore_state calls, applied to the TextLineReaderTest reader); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Readers are TF1 graph constructs (they raise under eager execution). The timed call builds the
 ReaderRestoreStateV2 op. TextLineReader does not implement state serialization: running the op fails
@@ -8,7 +8,16 @@ directory."""
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.TextLineReader.restore_state", decile=70, top20=False)
+pytestmark = pytest.mark.function("tf.compat.v1.TextLineReader.restore_state", decile=70, top20=False,
+                                  backward=("returns an op: ReaderRestoreStateV2 restores a reader's state from a "
+                                            "string and registers no gradient (ReaderRestoreState is registered "
+                                            "NotDifferentiable)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/io_ops/reader_ops_test.py::IdentityReaderTest::testSerializeRestore": [
+        "test_restore_state_constant", "test_restore_state_from_placeholder",
+        "test_restore_state_from_serialize_state"],
+}
 
 
 def _reader_graph(tmp_path, lines):

@@ -1,9 +1,39 @@
-"""tf.Variable: cases adapted from tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py (ResourceVariableOpsTest.testEagerInitializedValue, testEagerBool, testGPUInteger, testEagerDeepCopy, testStridedSliceAssign, testRepr, testEagerNameNotIdentity) and tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization, testAssignments, testAssignDifferentShapesAllowed, testConstraintArg, testZeroSizeVarSameAsConst)."""
+"""tf.Variable: cases adapted from tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py (ResourceVariableOpsTest.testEagerInitializedValue, testEagerBool, testGPUInteger, testEagerDeepCopy, testStridedSliceAssign, testRepr, testEagerNameNotIdentity) and tensorflow/python/kernel_tests/variables/variables_test.py (VariablesTestCase.testInitialization, testAssignments, testAssignDifferentShapesAllowed, testConstraintArg, testZeroSizeVarSameAsConst); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.Variable", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.Variable", decile=100, top20=True,
+                                  backward=("creates a resource variable: AssignVariableOp writes the initial value "
+                                            "and registers no gradient (a tape differentiates the variable's reads, "
+                                            "ReadVariableOp, which test_variable_gradient checks)"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testEagerInitializedValue": [
+        "test_variable_dtypes", "test_variable_large"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testEagerBool": [
+        "test_variable_initial_value_kinds", "test_variable_bool"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testGPUInteger": [
+        "test_variable_dtypes", "test_variable_updates"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testEagerDeepCopy": [
+        "test_variable_sync_aggregation_deepcopy"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testStridedSliceAssign": [
+        "test_variable_strided_slice_assign"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testRepr": [
+        "test_variable_explicit_dtype_and_name"],
+    "tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py::ResourceVariableOpsTest::testEagerNameNotIdentity": [
+        "test_variable_explicit_dtype_and_name"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testInitialization": [
+        "test_variable_initial_value_kinds"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testAssignments": [
+        "test_variable_updates"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testAssignDifferentShapesAllowed": [
+        "test_variable_unknown_shape"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testConstraintArg": [
+        "test_variable_constraint"],
+    "tensorflow/python/kernel_tests/variables/variables_test.py::VariablesTestCase::testZeroSizeVarSameAsConst": [
+        "test_variable_zero_size"],
+}
 
 
 def _check(v, expected, dtype):

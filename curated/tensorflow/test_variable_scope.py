@@ -1,4 +1,4 @@
-"""tf.compat.v1.variable_scope: cases adapted from tensorflow/python/kernel_tests/variables/variable_scope_test.py (VariableScopeTest.testGetVar, testNameExists, testVarScopeInitializer, testVarScopeDType, testVarOpScope, testVarScopeGetOrCreateReuse; reuse=True and nested scopes as used throughout that file).
+"""tf.compat.v1.variable_scope: cases adapted from tensorflow/python/kernel_tests/variables/variable_scope_test.py (VariableScopeTest.testGetVar, testNameExists, testVarScopeInitializer, testVarScopeDType, testVarOpScope, testVarScopeGetOrCreateReuse; reuse=True and nested scopes as used throughout that file); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call builds the scope's context manager (what `with` then enters); each case enters it in its
 own graph and checks the variables and names it produces."""
@@ -6,7 +6,24 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.compat.v1.variable_scope", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.compat.v1.variable_scope", decile=100, top20=True,
+                                  backward=("returns a context manager that names and shares variables, not a tensor: "
+                                            "no op runs"))
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testGetVar": [
+        "test_variable_scope_names"],
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testNameExists": [
+        "test_variable_scope_reuse"],
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testVarScopeInitializer": [
+        "test_variable_scope_initializer"],
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testVarScopeDType": [
+        "test_variable_scope_dtype"],
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testVarOpScope": [
+        "test_variable_scope_default_name"],
+    "tensorflow/python/kernel_tests/variables/variable_scope_test.py::VariableScopeTest::testVarScopeGetOrCreateReuse": [
+        "test_variable_scope_auto_reuse"],
+}
 
 
 def _init_and_read(g, variables):

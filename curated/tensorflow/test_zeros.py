@@ -1,9 +1,19 @@
-"""tf.zeros: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ZerosTest.testConst, testScalar, testDynamicSizes, testDtype)."""
+"""tf.zeros: cases adapted from tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py (ZerosTest.testConst, testScalar, testDynamicSizes, testDtype); UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.function("tf.zeros", decile=100, top20=True)
+pytestmark = pytest.mark.function("tf.zeros", decile=100, top20=True,
+                                  backward="no floating input: a shape (integers) and a dtype fix the output")
+
+UPSTREAM_TESTS = {
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ZerosTest::testConst": [
+        "test_zeros_const", "test_zeros_shapes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ZerosTest::testScalar": ["test_zeros_scalar"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ZerosTest::testDynamicSizes": [
+        "test_zeros_dynamic_sizes"],
+    "tensorflow/python/kernel_tests/array_ops/constant_op_eager_test.py::ZerosTest::testDtype": ["test_zeros_dtype"],
+}
 
 
 def test_zeros_const(bench, device):

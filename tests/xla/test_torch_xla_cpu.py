@@ -119,3 +119,29 @@ def test_a_declared_only_sweep_reads_each_torch_release_with_the_torch_xla_of_it
     again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     assert again.returncode == 0 and "declared support of" not in again.stdout, again.stdout[-2000:]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+
+
+def test_the_census_draws_each_sample_for_the_xla_device_as_torch_xla_tests_do(tmp_path):
+    """The PyTorch census asks the OpInfo for the XLA device's own samples: tensor_split's index tensor stays on the
+    CPU (the op requires it there) and as_strided's partial view keeps its storage offset, so both run; samples
+    drawn on the CPU and moved to the device failed both, as errors of the op. linalg.lstsq's sample generator
+    itself fails on XLA (a bmm it calls): its samples are drawn on the CPU and moved, and the record says why."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    proc = subprocess.run([sys.executable, "-m", "runner.cli", "census", "--framework", "torch", "--image",
+                           "torch-xla-cpu", "--backend", "local", "--quick", "--dtypes", "float32",
+                           "--ops", "tensor_split", "--ops", "as_strided", "--ops", "linalg.lstsq",
+                           "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=1800,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    cases = {c["case_id"]: c for path in tmp_path.glob("*.jsonl") for c in cases_of(path)}
+    for case_id in ("census/torch/tensor_split/float32", "census/torch/as_strided:partial_views/float32"):
+        assert cases[case_id]["outcome"] == "passed" and cases[case_id]["samples_run"] > 0, cases[case_id]
+        assert "samples_moved_from_cpu" not in cases[case_id]
+    lstsq = cases["census/torch/linalg.lstsq/float32"]
+    assert lstsq["outcome"] in ("passed", "fallback", "failed") and lstsq["samples_run"] > 0, lstsq
+    assert "sample generator failed" in lstsq["samples_moved_from_cpu"], lstsq

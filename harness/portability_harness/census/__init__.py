@@ -185,6 +185,8 @@ class Sample:
     check: Callable[[Any], None] = lambda out: None
     skip: Optional[str] = None  # the database says this sample must not run (JAX's skip_run): why
     rules: List[Dict[str, Any]] = field(default_factory=list)  # the database's declarations for this sample
+    # Why this sample was drawn on the CPU and moved to the device, not drawn for the device (None: it was not)
+    moved_from_cpu: Optional[str] = None
 
 
 @dataclass

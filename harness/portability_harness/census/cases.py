@@ -75,6 +75,9 @@ def test_census(census_case: census.Case, bench: Any, record_fields: Dict[str, A
     except Exception as e:  # the database's own sample generator failed: the database's problem, not the op's
         record_fields.update(census.Tally().fields(), category_source="db")
         pytest.skip(f"the database's sample inputs could not be built: {census.describe(e)}")
+    moved = next((s.moved_from_cpu for s in samples if s.moved_from_cpu), None)
+    if moved:
+        record_fields["samples_moved_from_cpu"] = moved
     tally, first, sample = census.run_samples(samples, bench, w.adapter.sync, db.reference(census_case))
     record_fields.update(tally.fields())
     if first is not None:

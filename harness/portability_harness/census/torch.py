@@ -2,8 +2,11 @@
 
 Cases: every OpInfo x dtype that its `supported_dtypes` lists for the cell's device type (cpu or cuda; on an
 XLA device, which OpInfo declares nothing for, the union of both); with --undeclared also the other dtypes
-PyTorch has. Samples: `sample_inputs(device, dtype)`, drawn on the CPU under a seed made of the case id (so
-that the CPU and an accelerator see identical inputs) and moved to the cell's device.
+PyTorch has. Samples: `sample_inputs(device, dtype)` under a seed made of the case id, drawn on the cell's own
+device as PyTorch's tests draw them (test_compare_cpu; torch_xla's test_reference_eager): a sample function gives
+each device the arguments its tests give there (tensor_split's index tensor stays on the CPU, lstsq gets only the
+drivers CUDA has, as_strided's partial view keeps its storage offset). Inputs drawn with a CPU generator and
+moved would be arguments PyTorch never passes on that device, and their failures the case's, not the op's.
 
 Checks, as PyTorch's own test suite makes them:
 - on the CPU, the OpInfo's NumPy reference `ref` where its tests compare sample inputs with it:
@@ -11,7 +14,7 @@ Checks, as PyTorch's own test suite makes them:
   own) and dtypes (float64, int64, complex128; exact dtype except int64) and, for elementwise ufuncs
   (Unary/BinaryUfuncInfo), every dtype with test_reference_numerics' tolerances and the NumPy keyword
   arguments of `sample_kwargs`; the OpInfo's toleranceOverride / precisionOverride for those tests apply;
-- on an accelerator, the same sample on the CPU, as test_compare_cpu does (atol = rtol = 1e-3, each
+- on an accelerator, the same sample moved to the CPU, as test_compare_cpu does (atol = rtol = 1e-3, each
   result through the sample's output_process_fn_grad), except where the database skips test_compare_cpu
   for the op (random ops: "output is non-deterministic").
 The comparison is PyTorch's own TestCase.assertEqual. Everything else runs unchecked (it must not raise).
@@ -161,23 +164,38 @@ class Census:
             warnings.simplefilter("ignore")
             # (sample_inputs also seeds each sample itself, from the test's name: the inputs are the same in
             # every run either way)
-            drawn = list(info.sample_inputs("cpu", dtype, requires_grad=False))
+            moved_because = None
+            try:
+                drawn = list(info.sample_inputs(self._sample_device(), dtype, requires_grad=False))
+            except Exception as e:
+                if self.device == "cpu":
+                    raise
+                # The generator's own calls failed on the device (XLA cannot run one of them): the CPU's samples,
+                # moved, still measure the op, and the record says they were drawn so (samples_moved_from_cpu).
+                moved_because = f"the device's sample generator failed: {type(e).__name__}: {e}"[:300]
+                torch.manual_seed(seed_of(case.id))
+                drawn = [_moved(torch, s, self.adapter.handle)
+                         for s in info.sample_inputs("cpu", dtype, requires_grad=False)]
         # resize_, zero_ (a trailing underscore, not a dunder) and in_place variants write into their input
         mutates = info.name.endswith("_") and not info.name.endswith("__") or case.variant in ("in_place", "inplace")
         check_kind = self.reference(case)
         tolerance = self._tolerance(case, check_kind)
         samples = []
-        for index, cpu_sample in enumerate(drawn):
-            samples.append(self._sample(case, index, cpu_sample, mutates, check_kind, tolerance))
+        for index, sample in enumerate(drawn):
+            samples.append(self._sample(case, index, sample, mutates, check_kind, tolerance))
+            samples[-1].moved_from_cpu = moved_because
         return samples
 
-    def _sample(self, case: Case, index: int, cpu_sample: Any, mutates: bool, check_kind: str,
+    def _sample_device(self) -> str:
+        """The device string the database draws samples for: the cell's own ("cuda:0", "xla:0")."""
+        return "cpu" if self.device == "cpu" else str(self.adapter.handle)
+
+    def _sample(self, case: Case, index: int, pristine: Any, mutates: bool, check_kind: str,
                 tolerance: Tuple[Optional[float], Optional[float]]) -> Sample:
         torch = self.torch
         info = case.payload
-        handle = self.adapter.handle
-        on_cpu = self.device == "cpu"
-        pristine = cpu_sample if on_cpu else _moved(torch, cpu_sample, handle)
+        # The CPU's copy of the device's sample, for the accelerator's comparison (test_compare_cpu's to_cpu).
+        cpu_sample = pristine if self.device == "cpu" else _moved(torch, pristine, "cpu")
         # What the reference sees: the inputs as they were before the op ran (an in-place op changes them).
         before = _copied(torch, cpu_sample) if check_kind != "none" else None
         held = [pristine]
@@ -325,8 +343,8 @@ def _is_ufunc(info: Any) -> bool:
 # --- samples --------------------------------------------------------------------------------------------------
 
 def _moved(torch: Any, sample: Any, device: Any) -> Any:
-    """The sample on the cell's device: its tensors moved, and a factory op's own `device` argument (drawn for the
-    CPU) pointed at the cell's device too, so that what it creates is created there."""
+    """The sample on another device (the CPU's copy of a device's sample): its tensors moved, and a factory op's own
+    `device` argument pointed there too, so that what it creates is created there."""
     moved = sample.transform(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t)
     if "device" in moved.kwargs:
         moved.kwargs["device"] = device

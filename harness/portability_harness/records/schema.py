@@ -76,6 +76,9 @@ from typing import Any, Dict, List, Optional
 #    the header's catalog gives, for a function that declares them, `backward` (why it has no backward cases) and
 #    `upstream` (the upstream test methods its module cites, each with what represents it: upstream.py). Records of
 #    schema 5 and before read as forward cases (with no layout).
+#    Added later in schema 6 without changing a key: a PyTorch census case on a device whose samples could not be
+#    drawn for that device (the database's generator itself failed there) and were drawn on the CPU and moved
+#    carries `samples_moved_from_cpu` (why); every other census sample is drawn for the cell's device.
 SCHEMA = 6
 
 OUTCOMES = ("passed", "failed", "skipped", "missing_api", "interrupted", "fallback", "not_applicable")
