@@ -1,4 +1,4 @@
-"""jax.numpy.array: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArray with its ndmin and copy variants, and its checks of dtype inference from Python lists; upstream checks no gradient of jnp.array, but a model differentiates through it, so the cases add its backward: the identity's, with ndmin, and the stacking of a list of arrays as tests/lax_autodiff_test.py's LaxAutodiffTest.testConcatenateGrad checks it, order 2); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.numpy.array: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testArray with its ndmin and copy variants, and its checks of dtype inference from Python lists; upstream checks no gradient of jnp.array, but a model differentiates through it, so the cases add its backward and cite the gradient tests of what it lowers to: the conversion to its own dtype (LaxAutodiffTest.testConvertElementTypeGrad) and ndmin's reshape (testReshapeGrad), and the stacking of a list of arrays as tests/lax_autodiff_test.py's LaxAutodiffTest.testConcatenateGrad checks it, order 2); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -11,8 +11,9 @@ pytestmark = pytest.mark.function("jax.numpy.array", decile=100, top20=True)
 UPSTREAM_TESTS = {
     "tests/lax_numpy_test.py::LaxBackedNumpyTests::testArray": [
         "test_array_from_numpy", "test_array_shapes", "test_array_from_python", "test_array_dtype_argument",
-        "test_array_ndmin", "test_array_from_list_of_device_arrays", "test_array_copy", "test_array_large",
-        "test_array_backward"],
+        "test_array_ndmin", "test_array_from_list_of_device_arrays", "test_array_copy", "test_array_large"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testConvertElementTypeGrad": ["test_array_backward"],
+    "tests/lax_autodiff_test.py::LaxAutodiffTest::testReshapeGrad": ["test_array_backward"],
     "tests/lax_autodiff_test.py::LaxAutodiffTest::testConcatenateGrad": ["test_array_stacked_backward"],
 }
 

@@ -1,4 +1,4 @@
-"""jax.tree_util.Partial: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtripPartial / testPartialDoesNotMergeWithOtherPartials / testPartialFuncAttributeHasStableHash: a Partial's bound arguments are its leaves, its function is static, calling it applies the function; Partials pass into and out of jit) and tests/api_test.py (Partial returned from jit); a Partial bound to a model's weights is differentiated through its bound arguments and its call's, so a backward case checks both, eagerly and through jit (order 2); UPSTREAM_TESTS below maps each to the cases here.
+"""jax.tree_util.Partial: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtripPartial / testPartialDoesNotMergeWithOtherPartials / testPartialFuncAttributeHasStableHash: a Partial's bound arguments are its leaves, its function is static, calling it applies the function; Partials pass into and out of jit) and tests/api_test.py (Partial returned from jit); a Partial bound to a model's weights is differentiated through its bound arguments and its call's, so a backward case checks both, eagerly and through jit (order 2), citing the gradient test of pytree arguments (APITest.test_jacobian_on_pytrees), as upstream checks no gradient of a Partial; UPSTREAM_TESTS below maps each to the cases here.
 
 Partial(func, *args) returns a functools.partial that is a pytree: its bound array arguments are leaves,
 so the harness can time the construction under jit (the Partial comes back out of it)."""
@@ -15,9 +15,10 @@ from jax import tree_util
 pytestmark = pytest.mark.function("jax.tree_util.Partial", decile=100, top20=True)
 
 UPSTREAM_TESTS = {
+    "tests/api_test.py::APITest::test_jacobian_on_pytrees": ["test_partial_backward"],
     "tests/tree_util_test.py::TreeTest::testRoundtripPartial": [
         "test_partial_positional", "test_partial_keyword", "test_partial_is_a_pytree",
-        "test_partial_through_jit", "test_partial_large_argument", "test_partial_backward"],
+        "test_partial_through_jit", "test_partial_large_argument"],
     "tests/tree_util_test.py::TreeTest::testPartialDoesNotMergeWithOtherPartials": ["test_partial_does_not_merge"],
     "tests/tree_util_test.py::TreeTest::testPartialFuncAttributeHasStableHash": ["test_partial_stable_hash"],
 }

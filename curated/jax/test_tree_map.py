@@ -1,4 +1,4 @@
-"""jax.tree_util.tree_map: cases adapted from tests/tree_util_test.py (TreeTest.testTreeMap / testTreeMultimap over the module's pytree examples: tuples, lists, dicts, namedtuples, None, nested containers; testTreeMapWithIsLeafArgument; mismatched structures raise) and tests/core_test.py (CoreTest.test_tree_map), with array leaves; a model's update maps over its parameters, so a backward case differentiates every leaf through tree_map (order 2); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.tree_util.tree_map: cases adapted from tests/tree_util_test.py (TreeTest.testTreeMap / testTreeMultimap over the module's pytree examples: tuples, lists, dicts, namedtuples, None, nested containers; testTreeMapWithIsLeafArgument; mismatched structures raise) and tests/core_test.py (CoreTest.test_tree_map), with array leaves; a model's update maps over its parameters, so a backward case differentiates every leaf through tree_map (order 2), citing the gradient test of pytree outputs (APITest.test_jacobian_on_pytrees), as upstream checks no gradient of tree_map; UPSTREAM_TESTS below maps each to the cases here."""
 import collections
 
 import jax
@@ -12,9 +12,10 @@ from jax import tree_util
 pytestmark = pytest.mark.function("jax.tree_util.tree_map", decile=100, top20=True)
 
 UPSTREAM_TESTS = {
+    "tests/api_test.py::APITest::test_jacobian_on_pytrees": ["test_tree_map_backward"],
     "tests/tree_util_test.py::TreeTest::testTreeMap": [
         "test_tree_map_unary", "test_tree_map_multiple_trees", "test_tree_map_dtypes",
-        "test_tree_map_many_leaves", "test_tree_map_backward"],
+        "test_tree_map_many_leaves"],
     "tests/tree_util_test.py::TreeTest::testTreeMapWithIsLeafArgument": ["test_tree_map_is_leaf"],
     "tests/core_test.py::CoreTest::test_tree_map": ["test_tree_map_unary", "test_tree_map_mismatched_structure_raises"],
 }

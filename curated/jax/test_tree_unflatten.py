@@ -1,4 +1,4 @@
-"""jax.tree_util.tree_unflatten: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtrip / testRoundtripWithFlattenUpTo over the module's pytree examples: tuples, lists, dicts with sorted keys, namedtuples, None, nested and custom nodes; unflattening with new leaves; a wrong leaf count raises) and tests/core_test.py (CoreTest.test_tree_unflatten); a model's parameters are rebuilt with it, so a backward case differentiates array leaves through it (the identity on each leaf, order 2); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.tree_util.tree_unflatten: cases adapted from tests/tree_util_test.py (TreeTest.testRoundtrip / testRoundtripWithFlattenUpTo over the module's pytree examples: tuples, lists, dicts with sorted keys, namedtuples, None, nested and custom nodes; unflattening with new leaves; a wrong leaf count raises) and tests/core_test.py (CoreTest.test_tree_unflatten); a model's parameters are rebuilt with it, so a backward case differentiates array leaves through it (the identity on each leaf, order 2), citing the gradient test of pytree outputs (APITest.test_jacobian_on_pytrees), as upstream checks no gradient of tree_unflatten; UPSTREAM_TESTS below maps each to the cases here."""
 import collections
 
 import jax
@@ -12,10 +12,11 @@ from jax import tree_util
 pytestmark = pytest.mark.function("jax.tree_util.tree_unflatten", decile=80, top20=False)
 
 UPSTREAM_TESTS = {
+    "tests/api_test.py::APITest::test_jacobian_on_pytrees": ["test_tree_unflatten_backward"],
     "tests/tree_util_test.py::TreeTest::testRoundtrip": [
         "test_tree_unflatten_roundtrip", "test_tree_unflatten_dict_key_order",
         "test_tree_unflatten_namedtuple_and_custom_types", "test_tree_unflatten_many_leaves",
-        "test_tree_unflatten_wrong_leaf_count_raises", "test_tree_unflatten_backward"],
+        "test_tree_unflatten_wrong_leaf_count_raises"],
     "tests/tree_util_test.py::TreeTest::testRoundtripWithFlattenUpTo": ["test_tree_unflatten_roundtrip"],
     "tests/core_test.py::CoreTest::test_tree_unflatten": ["test_tree_unflatten_roundtrip"],
 }
