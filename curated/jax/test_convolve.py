@@ -1,10 +1,10 @@
-"""jax.numpy.convolve: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testConvolutions for op "convolve", modes full/same/valid, one-dimensional shapes, and testConvolutionsPreferredElementType) and tests/lax_autodiff_test.py (LaxAutodiffTest.testConvGeneralDilatedGrad: lax.conv_general_dilated, which convolve lowers to, both operands' gradients, order 2, padded, tolerance 1e-3 in float32, the inexact dtypes); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.numpy.convolve: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testConvolutions for op "convolve", modes full/same/valid, one-dimensional shapes, and testConvolutionsPreferredElementType) and tests/lax_autodiff_test.py (LaxAutodiffTest.testConvGeneralDilatedGrad: lax.conv_general_dilated, which convolve lowers to, both operands' gradients, order 2, padded, tolerance 1e-3 in float32, the inexact dtypes) and tests/sparsify_test.py (SparsifyTest.testSparseConvolve: a BCOO left operand, dense right, through sparsify, mode full, float32); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _gradients import check_gradients
-from _support import assert_near_reference, rand_default, tolerances, tpu_precision, wide
+from _support import assert_near_reference, rand_default, rand_some_zero, tolerances, tpu_precision, wide
 
 pytestmark = pytest.mark.function("jax.numpy.convolve", decile=30, top20=False)
 
@@ -14,6 +14,7 @@ UPSTREAM_TESTS = {
     "tests/lax_numpy_test.py::LaxBackedNumpyTests::testConvolutionsPreferredElementType": [
         "test_convolve_preferred_element_type"],
     "tests/lax_autodiff_test.py::LaxAutodiffTest::testConvGeneralDilatedGrad": ["test_convolve_backward"],
+    "tests/sparsify_test.py::SparsifyTest::testSparseConvolve": ["test_convolve_sparse"],
 }
 
 # testConvolutions' tolerances.
@@ -78,3 +79,16 @@ def test_convolve_backward(backward, device, dtype, mode):
     fn = lambda a, b: jnp.convolve(a, b, mode=mode, precision=tpu_precision(device))  # noqa: E731
     grads = backward(fn, x, y)
     check_gradients(grads, fn, (x, y), tol=_GRAD_TOL[np.dtype(dtype)], order=2)
+
+
+# testSparseConvolve: a sparse (BCOO) signal convolved with a dense kernel through sparsify, which lowers it to
+# bcoo_conv_general_dilated; against NumPy on the dense signal at upstream's float32 tolerance (1e-5).
+@pytest.mark.layout("sparse_coo")
+def test_convolve_sparse(bench, device):
+    from jax.experimental import sparse  # imported where used: the sparse module is experimental
+    rng = np.random.default_rng(5)
+    x, y = rand_some_zero(rng, (10,), np.float32), rand_default(rng, (5,), np.float32)
+    fn = sparse.sparsify(lambda a, b: jnp.convolve(a, b, mode="full", precision=tpu_precision(device)))
+    result = bench(fn, jax.device_put(sparse.BCOO.fromdense(x), device), jax.device_put(y, device))
+    assert isinstance(result, sparse.BCOO)
+    assert_near_reference(result.todense(), np.convolve(wide(x), wide(y)), np.float32, tolerances(float32=1e-5))

@@ -1,10 +1,10 @@
-"""jax.numpy.reshape: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testReshape, testReshapeMethod) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReshapeGrad: lax.reshape, with or without a permutation of the dimensions, order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.numpy.reshape: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testReshape, testReshapeMethod) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReshapeGrad: lax.reshape, with or without a permutation of the dimensions, order 2, the floating dtypes) and tests/sparsify_test.py (SparsifyTest.testSparseReshapeMethod: a BCOO array with one batch dimension, reshaped through sparsify); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _gradients import check_gradients
-from _support import assert_exact, rand_default
+from _support import assert_exact, rand_default, rand_some_zero
 
 pytestmark = pytest.mark.function("jax.numpy.reshape", decile=100, top20=True)
 
@@ -14,6 +14,7 @@ UPSTREAM_TESTS = {
     "tests/lax_numpy_test.py::LaxBackedNumpyTests::testReshapeMethod": "the x.reshape method calls jnp.reshape, "
                                                                        "whose values the shapes cases check",
     "tests/lax_autodiff_test.py::LaxAutodiffTest::testReshapeGrad": ["test_reshape_backward"],
+    "tests/sparsify_test.py::SparsifyTest::testSparseReshapeMethod": ["test_reshape_sparse"],
 }
 
 # Reshape moves data without arithmetic: shape, dtype and values must match exactly (assert_exact).
@@ -66,3 +67,15 @@ def test_reshape_backward(backward, device, dtype, arg_shape, out_shape, order):
     fn = lambda a: jnp.reshape(a, out_shape, order=order)  # noqa: E731
     grads = backward(fn, x)
     check_gradients(grads, fn, (x,), order=2)
+
+
+# testSparseReshapeMethod: a batched-COO array (BCOO, one batch dimension, about half its entries zero) reshaped by
+# jnp.reshape through sparsify, which lowers it to bcoo_reshape; the result stays sparse and its values are exact.
+@pytest.mark.layout("sparse_coo")
+def test_reshape_sparse(bench, device):
+    from jax.experimental import sparse  # imported where used: the sparse module is experimental
+    x = rand_some_zero(np.random.default_rng(5), (2, 3, 4), np.float32)
+    m = jax.device_put(sparse.BCOO.fromdense(x, n_batch=1), device)
+    result = bench(sparse.sparsify(lambda a: jnp.reshape(a, (2, 6, 2))), m)
+    assert isinstance(result, sparse.BCOO)
+    assert_exact(result.todense(), np.reshape(x, (2, 6, 2)))
