@@ -1,10 +1,10 @@
-"""jax.numpy.flip: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testFlip over shapes, dtypes and every axis incl. None and tuples) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReverseGrad: lax.rev, which flip lowers to, over one and two dimensions, order 2); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.numpy.flip: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testFlip over shapes, dtypes and every axis incl. None and tuples) and tests/lax_autodiff_test.py (LaxAutodiffTest.testReverseGrad: lax.rev, which flip lowers to, over one and two dimensions, order 2) and tests/sparsify_test.py (SparsifyTest.testSparseRev: lax.rev of a BCOO array over two of its dimensions, through sparsify); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _gradients import check_gradients
-from _support import assert_exact, rand_default
+from _support import assert_exact, rand_default, rand_some_zero
 
 pytestmark = pytest.mark.function("jax.numpy.flip", decile=70, top20=False)
 
@@ -12,6 +12,7 @@ UPSTREAM_TESTS = {
     "tests/lax_numpy_test.py::LaxBackedNumpyTests::testFlip": [
         "test_flip_axes", "test_flip_dtypes", "test_flip_twice_is_identity", "test_flip_large"],
     "tests/lax_autodiff_test.py::LaxAutodiffTest::testReverseGrad": ["test_flip_backward"],
+    "tests/sparsify_test.py::SparsifyTest::testSparseRev": ["test_flip_sparse"],
 }
 
 # flip only moves data: exact values, same dtype and shape (assert_exact).
@@ -56,3 +57,15 @@ def test_flip_large(bench, device):
     x = rand_default(np.random.default_rng(4), (1024, 1024), np.float32)
     result = bench(jnp.flip, jax.device_put(x, device), 0)
     assert_exact(result, np.flip(x, 0))
+
+
+# testSparseRev: a sparse (BCOO) array reversed along two of its dimensions through sparsify, which lowers flip's
+# lax.rev to bcoo_rev; the result stays sparse and its values are exact.
+@pytest.mark.layout("sparse_coo")
+def test_flip_sparse(bench, device):
+    from jax.experimental import sparse  # imported where used: the sparse module is experimental
+    x = rand_some_zero(np.random.default_rng(5), (2, 3, 4), np.float32)
+    m = jax.device_put(sparse.BCOO.fromdense(x), device)
+    result = bench(sparse.sparsify(lambda a: jnp.flip(a, (1, 2))), m)
+    assert isinstance(result, sparse.BCOO)
+    assert_exact(result.todense(), np.flip(x, (1, 2)))

@@ -1,10 +1,10 @@
-"""jax.numpy.stack: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testStack: shapes (), (2,), (3, 4), (1, 100) with each valid axis, 1 to 4 inputs, mixed dtypes promoted like NumPy, list or array input; testStackArrayArgument: an array argument under jit), checked exactly against np.stack, and tests/lax_autodiff_test.py (LaxAutodiffTest.testConcatenateGrad: lax.concatenate, which stack lowers to, of three operands along each axis of shapes (4,), (3, 4), (2, 3, 4), order 2, the floating dtypes); UPSTREAM_TESTS below maps each to the cases here."""
+"""jax.numpy.stack: cases adapted from tests/lax_numpy_test.py (LaxBackedNumpyTests.testStack: shapes (), (2,), (3, 4), (1, 100) with each valid axis, 1 to 4 inputs, mixed dtypes promoted like NumPy, list or array input; testStackArrayArgument: an array argument under jit), checked exactly against np.stack, and tests/lax_autodiff_test.py (LaxAutodiffTest.testConcatenateGrad: lax.concatenate, which stack lowers to, of three operands along each axis of shapes (4,), (3, 4), (2, 3, 4), order 2, the floating dtypes) and tests/sparsify_test.py (SparsifyTest.testSparseConcatenateBCOO and testSparseConcatenateBCSR for "stack": BCOO operands with zero or one batch dimension, through sparsify; both build BCOO operands); UPSTREAM_TESTS below maps each to the cases here."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from _gradients import check_gradients
-from _support import as_numpy, assert_exact, rand_default
+from _support import as_numpy, assert_exact, rand_default, rand_some_zero
 
 pytestmark = pytest.mark.function("jax.numpy.stack", decile=90, top20=False)
 
@@ -14,6 +14,8 @@ UPSTREAM_TESTS = {
         "test_stack_large"],
     "tests/lax_numpy_test.py::LaxBackedNumpyTests::testStackArrayArgument": ["test_stack_array_input"],
     "tests/lax_autodiff_test.py::LaxAutodiffTest::testConcatenateGrad": ["test_stack_backward"],
+    "tests/sparsify_test.py::SparsifyTest::testSparseConcatenateBCOO": ["test_stack_sparse"],
+    "tests/sparsify_test.py::SparsifyTest::testSparseConcatenateBCSR": ["test_stack_sparse"],
 }
 
 # stack only moves values: every check is exact (assert_exact).
@@ -70,3 +72,17 @@ def test_stack_backward(backward, device, dtype, shape, axis):
     fn = lambda *parts: jnp.stack(parts, axis)  # noqa: E731
     grads = backward(fn, *xs)
     check_gradients(grads, fn, tuple(xs), order=2)
+
+
+# testSparseConcatenateBCOO for "stack": sparse (BCOO) operands, with zero or one batch dimension, stacked through
+# sparsify; the result stays sparse and its values are exact.
+@pytest.mark.layout("sparse_coo")
+@pytest.mark.parametrize("shape,n_batch", [((4,), 0), ((4,), 1), ((2, 4), 0)])
+def test_stack_sparse(bench, device, shape, n_batch):
+    from jax.experimental import sparse  # imported where used: the sparse module is experimental
+    rng = np.random.default_rng(6)
+    xs = [rand_some_zero(rng, shape, np.int32) for _ in range(2)]
+    parts = [jax.device_put(sparse.BCOO.fromdense(x, n_batch=n_batch), device) for x in xs]
+    result = bench(sparse.sparsify(jnp.stack), parts)
+    assert isinstance(result, sparse.BCOO)
+    assert_exact(result.todense(), np.stack(xs))
