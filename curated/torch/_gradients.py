@@ -6,6 +6,7 @@ Not a curated module (no test_ prefix): modules import it as `from _gradients im
 """
 import inspect
 
+import pytest
 import torch
 from portability_harness.backward import cotangent
 from portability_harness.frameworks.base import flatten
@@ -26,6 +27,20 @@ functional_call = torch.func.functional_call if hasattr(torch, "func") else torc
 # gradcheck's masked semantics for sparse inputs (the gradient only at the specified elements) are `masked` from
 # PyTorch 2.0 on, `check_sparse_nnz` before.
 _MASKED = "masked" if "masked" in inspect.signature(torch.autograd.gradcheck).parameters else "check_sparse_nnz"
+
+
+def seeded_on_cpu(fn, device, seed):
+    """fn with torch's generator seeded before every call, for a random function's backward case (dropout): the
+    case's call, its float64 reference and gradcheck's evaluations then draw the same mask, which the CPU does in
+    every floating dtype. Skips on another device, whose generator draws another mask than the CPU's reference."""
+    if device.type != "cpu":
+        pytest.skip(f"a random mask: {device.type}'s generator draws another than the CPU's float64 reference does")
+
+    def call(*args, **kwargs):
+        torch.manual_seed(seed)
+        return fn(*args, **kwargs)
+
+    return call
 
 
 def _dense64(t):
