@@ -1,4 +1,4 @@
-"""torch.zeros: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_zeros, test_zeros_dtype_layout_device_match).
+"""torch.zeros: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_zeros, test_zeros_dtype_layout_device_match). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.zeros(size, device=device, dtype=dtype). Each case checks dtype, layout,
 device and shape, and that every element equals np.zeros exactly.
@@ -8,7 +8,14 @@ import pytest
 import torch
 from _support import check_equal, ids, np_dtype
 
-pytestmark = pytest.mark.function("torch.zeros", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.zeros", decile=100, top20=True,
+                                  backward="a factory from a shape: no tensor input to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_zeros": ["test_zeros_upstream_shapes",
+        "test_zeros_edge_shapes", "test_zeros_varargs_size", "test_zeros_large"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_zeros_dtype_layout_device_match": ["test_zeros_dtypes"],
+}
 
 
 def _assert_zeros(result, shape, dtype, device):
