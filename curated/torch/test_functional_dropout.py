@@ -19,6 +19,10 @@ UPSTREAM_TESTS = {
         "test_dropout_upstream_mean", "test_dropout_edges", "test_dropout_grad", "test_dropout_channels_last"],
     "test/test_ops.py::TestCommon::test_compare_cpu": ["test_dropout_training", "test_dropout_large"],
     "test/test_ops.py::TestCommon::test_variant_consistency_eager": ["test_dropout_inplace_p0"],
+    "test/nn/test_dropout.py::TestDropoutNNDeviceType::test_empty_dropout": ["test_dropout_empty"],
+    "test/nn/test_dropout.py::TestDropoutNN::test_native_dropout_corner_case": ["test_dropout_edges"],
+    "test/nn/test_dropout.py::TestDropoutNN::test_invalid_dropout_p": "an error message for a p outside [0, 1]: no "
+                                                                      "device computes anything",
     "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_dropout_backward"],
     "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_dropout_backward"],
 }
@@ -99,6 +103,13 @@ def test_dropout_inplace_p0(bench, device):
     result = bench(F.dropout, x, 0.0, True, True)
     assert result.data_ptr() == x.data_ptr()
     torch.testing.assert_close(result.cpu(), before.cpu(), rtol=0, atol=0)
+
+
+# test_empty_dropout: an empty input gives an empty output of its size.
+def test_dropout_empty(bench, device):
+    x = torch.tensor([], device=device)
+    result = bench(F.dropout, x)
+    assert result.shape == x.shape and result.dtype == x.dtype and result.device == x.device
 
 
 # A large activation, to time a realistic dropout.
