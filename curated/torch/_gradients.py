@@ -5,13 +5,16 @@ Not a curated module (no test_ prefix): modules import it as `from _gradients im
 (portability_harness.backward) computes the gradients and their float64 reference; this is the case's side.
 """
 import inspect
+import os
 
+import pytest
 import torch
 from portability_harness.backward import cotangent
 from portability_harness.frameworks.base import flatten
 from portability_harness.frameworks.torch_gradients import float64_case
 from portability_harness.frameworks.torch_gradients import inputs as gradient_inputs
 from portability_harness.frameworks.torch_gradients import outputs as gradient_outputs
+from portability_harness.protocol import ENV_CONFIG, Config
 
 
 # assert_close's default tolerances per dtype, for a gradient compared in float64 with the float64 reference.
@@ -26,6 +29,23 @@ functional_call = torch.func.functional_call if hasattr(torch, "func") else torc
 # gradcheck's masked semantics for sparse inputs (the gradient only at the specified elements) are `masked` from
 # PyTorch 2.0 on, `check_sparse_nnz` before.
 _MASKED = "masked" if "masked" in inspect.signature(torch.autograd.gradcheck).parameters else "check_sparse_nnz"
+
+
+def seeded_on_cpu(fn, device, seed):
+    """fn with torch's generator seeded before every call, for a random function's backward case (dropout): the
+    case's call, its float64 reference and gradcheck's evaluations then draw the same mask, which the CPU does in
+    every floating dtype. Skips on another device and under the compiled axis, whose generators (the device's,
+    TorchInductor's own) draw another mask than the eager CPU's float64 reference does."""
+    if device.type != "cpu":
+        pytest.skip(f"a random mask: {device.type}'s generator draws another than the CPU's float64 reference does")
+    if Config.read(os.environ[ENV_CONFIG]).compiler != "eager":
+        pytest.skip("a random mask: the compiled call draws another than the eager CPU's float64 reference does")
+
+    def call(*args, **kwargs):
+        torch.manual_seed(seed)
+        return fn(*args, **kwargs)
+
+    return call
 
 
 def _dense64(t):

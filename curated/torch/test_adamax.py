@@ -1,4 +1,4 @@
-"""torch.optim.Adamax: cases adapted from pytorch/pytorch test/test_optim.py (test_adamax: _test_basic_cases with lr=1e-1, _build_params_dict, weight_decay=1, maximize, foreach, _test_complex_2d).
+"""torch.optim.Adamax: cases adapted from pytorch/pytorch test/test_optim.py (test_adamax: _test_basic_cases with lr=1e-1, _build_params_dict, weight_decay=1, maximize, foreach, _test_complex_2d). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Parameters follow _test_basic_cases: weight (10, 5) and bias (10,) from randn. The optimizer is
 built on the device with fixed gradients set, and the timed call is `opt.step`. The timing harness
@@ -12,7 +12,14 @@ import pytest
 import torch
 from _support import check_replay, ids, optim_params, replay_picks
 
-pytestmark = pytest.mark.function("torch.optim.Adamax", decile=30, top20=False)
+pytestmark = pytest.mark.function("torch.optim.Adamax", decile=30, top20=False,
+                                  backward="an optimizer step: updates the parameters in place under no_grad, no "
+                                           "differentiable output")
+
+UPSTREAM_TESTS = {
+    "test/test_optim.py::TestOptim::test_adamax": ["test_adamax_basic", "test_adamax_weight_decay",
+        "test_adamax_param_groups", "test_adamax_complex", "test_adamax_large"],
+}
 
 BETAS = (0.9, 0.999)
 EPS = 1e-8
@@ -76,6 +83,7 @@ def test_adamax_param_groups(bench, device, foreach):
 
 
 # _test_complex_2d(Adamax) and _test_complex_2d(partial(Adamax, foreach=True)).
+@pytest.mark.layout("complex")
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 def test_adamax_complex(bench, device, foreach):
     params = optim_params(device, torch.complex64, seed=3)

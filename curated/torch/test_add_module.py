@@ -1,4 +1,4 @@
-"""torch.nn.Module.add_module: cases adapted from pytorch/pytorch test/test_nn.py (test_add_module: adding None, adding a module under a second name, replacing an existing child, and the TypeErrors for a non-module value and a non-string name; test_add_module_raises_error_if_attr_exists; test_module_apply / named_modules after adding children; Sequential.add_module appending a layer).
+"""torch.nn.Module.add_module: cases adapted from pytorch/pytorch test/test_nn.py (test_add_module: adding None, adding a module under a second name, replacing an existing child, and the TypeErrors for a non-module value and a non-string name; test_add_module_raises_error_if_attr_exists; test_module_apply / named_modules after adding children; Sequential.add_module appending a layer). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `module.add_module(name, child)`; the harness repeats it, and adding the same child
 under the same name again leaves the module as after the first call, so every check holds. Each
@@ -12,7 +12,17 @@ import torch
 from _support import check_close, host64, init_uniform, np_linear, randn
 from torch import nn
 
-pytestmark = pytest.mark.function("torch.nn.Module.add_module", decile=100, top20=False)
+pytestmark = pytest.mark.function("torch.nn.Module.add_module", decile=100, top20=False,
+                                  backward="module bookkeeping (registers a child): returns None, no tensor output "
+                                           "to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_add_module": ["test_add_module_to_module", "test_add_module_replace",
+        "test_add_module_name_rules"],
+    "test/test_nn.py::TestNN::test_add_module_raises_error_if_attr_exists": ["test_add_module_name_rules"],
+    "test/test_nn.py::TestNN::test_module_apply": ["test_add_module_with_buffers"],
+    "test/test_nn.py::TestNN::test_Sequential_append": ["test_add_module_sequential_append"],
+}
 
 
 def _linear(in_f, out_f, device, seed):

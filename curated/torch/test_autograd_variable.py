@@ -1,4 +1,4 @@
-"""torch.autograd.Variable: cases adapted from pytorch/pytorch test/test_autograd.py (the legacy-constructor uses there: leaves made with Variable(tensor, requires_grad=True) whose gradient backward() fills; test_volatile_deprecated: volatile is gone and only warns, here through the constructor's volatile= argument; test_requires_grad and the indexing-backward tests: Variable(x) and Variable(x, requires_grad=True); Variable(x) of a tensor that requires grad is detached; isinstance(tensor, Variable) holds for every Tensor) and the constructor's contract in torch/csrc/autograd/python_legacy_variable.cpp (data must be a Tensor, the result shares the input's storage and version counter, requires_grad only on floating and complex dtypes).
+"""torch.autograd.Variable: cases adapted from pytorch/pytorch test/test_autograd.py (the legacy-constructor uses there: leaves made with Variable(tensor, requires_grad=True) whose gradient backward() fills; test_volatile_deprecated: volatile is gone and only warns, here through the constructor's volatile= argument; test_requires_grad and the indexing-backward tests: Variable(x) and Variable(x, requires_grad=True); Variable(x) of a tensor that requires grad is detached; isinstance(tensor, Variable) holds for every Tensor) and the constructor's contract in torch/csrc/autograd/python_legacy_variable.cpp (data must be a Tensor, the result shares the input's storage and version counter, requires_grad only on floating and complex dtypes). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Since PyTorch 0.4 Variable(t) returns a plain torch.Tensor: a detached alias of t. The timed call is
 `Variable(t, ...)`; it does not change t, so the harness may repeat it. Each case checks the
@@ -13,7 +13,19 @@ import torch
 from _support import host, ids, randn
 from torch.autograd import Variable
 
-pytestmark = pytest.mark.function("torch.autograd.Variable", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.autograd.Variable", decile=100, top20=True,
+                                  backward="returns a detached alias (a new leaf): no gradient flows through it to "
+                                           "its input")
+
+UPSTREAM_TESTS = {
+    "test/test_autograd.py::TestAutograd::test_requires_grad": ["test_variable_wraps_tensor",
+        "test_variable_requires_grad", "test_variable_detaches"],
+    "test/test_autograd.py::TestAutograd::test_volatile_deprecated": ["test_variable_volatile_ignored"],
+    "test/test_autograd.py::TestAutograd::test_version_counter": ["test_variable_shares_version"],
+    "test/test_autograd.py::TestAutograd::test_index_backward_does_not_save_tensor": ["test_variable_requires_grad",
+        "test_variable_large"],
+    "test/test_autograd.py::TestAutograd::test_requires_grad_inplace": ["test_variable_errors_and_empty"],
+}
 
 
 def _alias_checks(v, t):

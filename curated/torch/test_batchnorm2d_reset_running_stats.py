@@ -1,4 +1,4 @@
-"""torch.nn.BatchNorm2d.reset_running_stats: cases adapted from pytorch/pytorch test/test_nn.py (test_batchnorm_simple_average / _test_batchnorm_simple_average: with momentum=None, a pass on data1, reset_running_stats() restoring running_mean = 0 and running_var = 1, a pass on data2, another reset, then both passes again give the same outputs and running stats equal to the average of the two; test_batchnorm_update_stats: a training pass changes the running stats and increments num_batches_tracked; test_batchnorm_buffers_when_stats_are_not_tracked: with track_running_stats=False there are no running buffers) and torch/nn/modules/batchnorm.py's documented contract (reset_parameters = reset_running_stats + affine reset).
+"""torch.nn.BatchNorm2d.reset_running_stats: cases adapted from pytorch/pytorch test/test_nn.py (test_batchnorm_simple_average / _test_batchnorm_simple_average: with momentum=None, a pass on data1, reset_running_stats() restoring running_mean = 0 and running_var = 1, a pass on data2, another reset, then both passes again give the same outputs and running stats equal to the average of the two; test_batchnorm_update_stats: a training pass changes the running stats and increments num_batches_tracked; test_batchnorm_buffers_when_stats_are_not_tracked: with track_running_stats=False there are no running buffers) and torch/nn/modules/batchnorm.py's documented contract (reset_parameters = reset_running_stats + affine reset). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `bn.reset_running_stats()` on a BatchNorm2d whose running statistics a training
 forward on the cell's device has moved away from their defaults. It is in place and idempotent, so
@@ -13,7 +13,18 @@ import torch
 from _support import host64, ids, uniform
 from torch import nn
 
-pytestmark = pytest.mark.function("torch.nn.BatchNorm2d.reset_running_stats", decile=20, top20=False)
+pytestmark = pytest.mark.function("torch.nn.BatchNorm2d.reset_running_stats", decile=20, top20=False,
+                                  backward="resets the running-statistics buffers in place: returns None, nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNNDeviceType::test_batchnorm_simple_average": ["test_reset_simple_average",
+        "test_reset_then_momentum_update"],
+    "test/test_nn.py::TestNNDeviceType::test_batchnorm_update_stats": ["test_reset_after_training",
+        "test_reset_eval_forward", "test_reset_large"],
+    "test/test_nn.py::TestNNDeviceType::test_batchnorm_buffers_when_stats_are_not_tracked": ["test_reset_fresh",
+        "test_reset_not_tracking"],
+}
 
 
 def _batch_stats(x):

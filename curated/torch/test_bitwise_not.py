@@ -1,4 +1,4 @@
-"""torch.bitwise_not: cases adapted from pytorch/pytorch test/test_unary_ufuncs.py (test_reference_numerics_normal / _small / _extremal and test_contig_vs_every_other / test_non_contig for the UnaryUfuncInfo 'bitwise_not', reference np.bitwise_not, dtypes integral_types_and(bool)) and torch/testing/_internal/common_methods_invocations.py (its sample inputs: 0-d, empty, (S, S, S), non-contiguous).
+"""torch.bitwise_not: cases adapted from pytorch/pytorch test/test_unary_ufuncs.py (test_reference_numerics_normal / _small / _extremal and test_contig_vs_every_other / test_non_contig for the UnaryUfuncInfo 'bitwise_not', reference np.bitwise_not, dtypes integral_types_and(bool)) and torch/testing/_internal/common_methods_invocations.py (its sample inputs: 0-d, empty, (S, S, S), non-contiguous). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.bitwise_not(x). The result must equal np.bitwise_not exactly, in the input
 dtype and shape.
@@ -8,7 +8,21 @@ import pytest
 import torch
 from _support import ids, np_dtype, random_array
 
-pytestmark = pytest.mark.function("torch.bitwise_not", decile=10, top20=False)
+pytestmark = pytest.mark.function("torch.bitwise_not", decile=10, top20=False,
+                                  backward="integer and bool operands and output: not differentiable")
+
+UPSTREAM_TESTS = {
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_reference_numerics_normal": ["test_bitwise_not_normal",
+        "test_bitwise_not_large"],
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_reference_numerics_small": ["test_bitwise_not_normal"],
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_reference_numerics_extremal": ["test_bitwise_not_extremal"],
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_contig_vs_every_other": ["test_bitwise_not_non_contiguous"],
+    "test/test_unary_ufuncs.py::TestUnaryUfuncs::test_non_contig": ["test_bitwise_not_non_contiguous"],
+    "test/test_ops.py::TestCommon::test_out": ["test_bitwise_not_out"],
+    "test/test_ops.py::TestCommon::test_dtypes": ["test_bitwise_not_rejects_float"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad":
+        "bitwise_not's OpInfo says supports_autograd=False: integer and bool values have no gradient",
+}
 
 INTEGRAL_AND_BOOL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 

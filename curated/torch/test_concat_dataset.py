@@ -1,4 +1,4 @@
-"""torch.utils.data.ConcatDataset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestConcatDataset: test_concat_two_singletons, test_concat_two_non_singletons, test_concat_two_non_singletons_with_empty, test_concat_raises_index_error, test_add_dataset over TensorDatasets, test_iterable_dataset_err).
+"""torch.utils.data.ConcatDataset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestConcatDataset: test_concat_two_singletons, test_concat_two_non_singletons, test_concat_two_non_singletons_with_empty, test_concat_raises_index_error, test_add_dataset over TensorDatasets, test_iterable_dataset_err). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Two kinds of timed call: constructing a ConcatDataset (from plain lists as upstream, and from
 TensorDatasets whose tensors live on the cell's device) and indexing one (positive, negative and
@@ -10,7 +10,21 @@ import pytest
 import torch
 from torch.utils.data import ConcatDataset, IterableDataset, TensorDataset
 
-pytestmark = pytest.mark.function("torch.utils.data.ConcatDataset", decile=60, top20=False)
+pytestmark = pytest.mark.function("torch.utils.data.ConcatDataset", decile=60, top20=False,
+                                  backward="a data container (indexing returns stored samples): nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_dataloader.py::TestConcatDataset::test_concat_two_singletons": ["test_concat_dataset_construct_lists"],
+    "test/test_dataloader.py::TestConcatDataset::test_concat_two_non_singletons":
+        ["test_concat_dataset_construct_lists", "test_concat_dataset_getitem"],
+    "test/test_dataloader.py::TestConcatDataset::test_concat_two_non_singletons_with_empty":
+        ["test_concat_dataset_construct_lists"],
+    "test/test_dataloader.py::TestConcatDataset::test_concat_raises_index_error": ["test_concat_dataset_getitem",
+        "test_concat_dataset_many_parts"],
+    "test/test_dataloader.py::TestConcatDataset::test_add_dataset": ["test_concat_dataset_construct_tensors"],
+    "test/test_dataloader.py::TestConcatDataset::test_iterable_dataset_err": ["test_concat_dataset_rejects_iterable"],
+}
 
 
 # test_concat_two_singletons, _non_singletons, _non_singletons_with_empty (lists as datasets).

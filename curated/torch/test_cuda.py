@@ -1,4 +1,4 @@
-"""torch.cuda: cases adapted from pytorch/pytorch test/test_cuda.py (test_is_available / device_count consistency, test_current_device and torch.cuda.device context, test_cuda_get_device_name / capability, test_synchronize, test_memory_stats-style allocation accounting, test_set_device) and test/test_torch.py (the CPU-only build's torch.cuda answers: not available, zero devices).
+"""torch.cuda: cases adapted from pytorch/pytorch test/test_cuda.py (test_is_available / device_count consistency, test_current_device and torch.cuda.device context, test_cuda_get_device_name / capability, test_synchronize, test_memory_stats-style allocation accounting, test_set_device) and test/test_torch.py (the CPU-only build's torch.cuda answers: not available, zero devices). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 torch.cuda is the CUDA package rather than one function; the sampled calls are its entry points
 that user code calls most: is_available, device_count, is_initialized, current_device,
@@ -10,7 +10,21 @@ import pytest
 import torch
 from _support import need_cuda
 
-pytestmark = pytest.mark.function("torch.cuda", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.cuda", decile=100, top20=True,
+                                  backward="a device query (flags, counts, names, allocator figures) and a barrier: "
+                                           "no tensor output to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_cuda.py::TestCuda::test_cuda_is_available": ["test_cuda_is_available", "test_cuda_device_count",
+        "test_cuda_is_initialized"],
+    "test/test_cuda.py::TestCuda::test_current_device": ["test_cuda_current_device"],
+    "test/test_cuda.py::TestCuda::test_cuda_get_device_name": ["test_cuda_get_device_name"],
+    "test/test_cuda.py::TestCuda::test_cuda_get_device_capability": ["test_cuda_get_device_capability"],
+    "test/test_cuda.py::TestCuda::test_cuda_synchronize": ["test_cuda_synchronize"],
+    "test/test_cuda.py::TestCuda::test_memory_stats": ["test_cuda_memory_allocated"],
+    "test/test_cuda.py::TestCuda::test_set_device": "changes the process's current device, which every later case of "
+                                                    "the cell would inherit",
+}
 
 
 def _cuda_build():

@@ -1,4 +1,4 @@
-"""torch.cuda.Stream.synchronize: cases adapted from pytorch/pytorch test/test_cuda.py (test_streams: the default and a new stream, query() before and after synchronize around torch.cuda._sleep; test_stream_event_device / test_streams_priority: streams made with a priority and on an explicit device; test_record_stream-style work queued on a side stream under torch.cuda.stream(s) and read back after synchronize).
+"""torch.cuda.Stream.synchronize: cases adapted from pytorch/pytorch test/test_cuda.py (test_streams: the default and a new stream, query() before and after synchronize around torch.cuda._sleep; test_stream_event_device / test_streams_priority: streams made with a priority and on an explicit device; test_record_stream-style work queued on a side stream under torch.cuda.stream(s) and read back after synchronize). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 A CUDA stream exists only on a CUDA device: on any other cell every case skips. The timed call is
 `stream.synchronize()`; the harness repeats it, and synchronizing an idle stream again is a no-op,
@@ -10,7 +10,16 @@ import pytest
 import torch
 from _support import need_cuda
 
-pytestmark = pytest.mark.function("torch.cuda.Stream.synchronize", decile=90, top20=False)
+pytestmark = pytest.mark.function("torch.cuda.Stream.synchronize", decile=90, top20=False,
+                                  backward="a stream barrier: returns None, no tensor output to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_cuda.py::TestCuda::test_streams": ["test_stream_synchronize_default_stream",
+        "test_stream_synchronize_side_stream"],
+    "test/test_cuda.py::TestCuda::test_streams_priority": ["test_stream_synchronize_priority"],
+    "test/test_cuda.py::TestCuda::test_stream_event_device": ["test_stream_synchronize_completes_events"],
+    "test/test_cuda.py::TestCuda::test_record_stream": ["test_stream_synchronize_side_stream"],
+}
 
 # About tens of milliseconds of GPU spin at the clock rates of current GPUs: long enough that the
 # stream is still busy when query() is asked right after queuing it.

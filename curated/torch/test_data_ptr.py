@@ -1,4 +1,4 @@
-"""torch.Tensor.data_ptr: cases adapted from pytorch/pytorch test/test_torch.py (test_data_ptr-style checks: a view's data_ptr is its base's plus storage_offset * element_size; test_storage_... : the storage's data_ptr is the contiguous tensor's; from_numpy shares the array's buffer; clone gets its own) and test/test_view_ops.py (views share memory: is_view_of compares data pointers and storage).
+"""torch.Tensor.data_ptr: cases adapted from pytorch/pytorch test/test_torch.py (test_data_ptr-style checks: a view's data_ptr is its base's plus storage_offset * element_size; test_storage_... : the storage's data_ptr is the contiguous tensor's; from_numpy shares the array's buffer; clone gets its own) and test/test_view_ops.py (views share memory: is_view_of compares data pointers and storage). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `t.data_ptr()`. Each case checks the integer it returns against the tensor's
 storage address plus its offset, and the relations between tensors that share or do not share
@@ -9,7 +9,16 @@ import pytest
 import torch
 from _support import ids, storage_ptr
 
-pytestmark = pytest.mark.function("torch.Tensor.data_ptr", decile=80, top20=False)
+pytestmark = pytest.mark.function("torch.Tensor.data_ptr", decile=80, top20=False,
+                                  backward="an integer address (a memory query): no gradient")
+
+UPSTREAM_TESTS = {
+    "test/test_torch.py::TestTorch::test_data_ptr": ["test_data_ptr_contiguous", "test_data_ptr_views",
+        "test_data_ptr_inplace"],
+    "test/test_torch.py::TestTorch::test_storage": ["test_data_ptr_contiguous", "test_data_ptr_copies_and_aliases"],
+    "test/test_torch.py::TestTorch::test_from_numpy": ["test_data_ptr_from_numpy"],
+    "test/test_view_ops.py::TestViewOps::test_view_as_real": ["test_data_ptr_views"],
+}
 
 _DTYPES = [torch.float32, torch.float64, torch.int8, torch.int64, torch.bool, torch.complex64, torch.float16,
            torch.bfloat16]

@@ -1,4 +1,4 @@
-"""torch.utils.data.Dataset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestConcatDataset.test_add_dataset and the map-style Dataset subclasses the file defines: CountingDataset, a tensor-backed dataset, a generic Dataset[T]).
+"""torch.utils.data.Dataset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestConcatDataset.test_add_dataset and the map-style Dataset subclasses the file defines: CountingDataset, a tensor-backed dataset, a generic Dataset[T]). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Dataset is the abstract map-style base class; what it implements itself is construction (also of
 subclasses and of the subscripted generic Dataset[T]) and `__add__`, which chains datasets into a
@@ -12,7 +12,15 @@ import pytest
 import torch
 from torch.utils.data import ConcatDataset, Dataset, TensorDataset
 
-pytestmark = pytest.mark.function("torch.utils.data.Dataset", decile=80, top20=False)
+pytestmark = pytest.mark.function("torch.utils.data.Dataset", decile=80, top20=False,
+                                  backward="a data container (indexing returns stored samples): nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_dataloader.py::TestConcatDataset::test_add_dataset": ["test_dataset_add_tensor_datasets",
+        "test_dataset_add_operator_mixed", "test_dataset_add_chain"],
+    "test/test_dataloader.py::TestDataLoader::test_len": ["test_dataset_base", "test_dataset_subclass_construct"],
+}
 
 
 class CountingDataset(Dataset):

@@ -1,4 +1,4 @@
-"""torch.distributions.Multinomial: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_multinomial_1d: total_count 10, probs [0.1, 0.2, 0.3], sample shapes (), (2, 2), (1,), rsample raising NotImplementedError; test_multinomial_1d_log_prob_and_entropy: log_prob against scipy.stats.multinomial.logpmf for probs and logits parametrisations, entropy with atol 1e-3; test_multinomial_2d: a batch of two distributions and the one-hot probabilities [[1, 0], [0, 1]] whose sample is exact; the invalid-parameter checks of test_distributions' validation tests).
+"""torch.distributions.Multinomial: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_multinomial_1d: total_count 10, probs [0.1, 0.2, 0.3], sample shapes (), (2, 2), (1,), rsample raising NotImplementedError; test_multinomial_1d_log_prob_and_entropy: log_prob against scipy.stats.multinomial.logpmf for probs and logits parametrisations, entropy with atol 1e-3; test_multinomial_2d: a batch of two distributions and the one-hot probabilities [[1, 0], [0, 1]] whose sample is exact; the invalid-parameter checks of test_distributions' validation tests), whose log_prob gradients upstream checks with gradcheck (_gradcheck_log_prob in test_multinomial_1d and test_multinomial_2d); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the constructor Multinomial(total_count, probs=... or logits=...). The object it
 returns is then checked: normalised probs, batch/event shapes, mean and variance (n p, n p (1 - p)),
@@ -12,11 +12,23 @@ import math
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, check_sample, ids, probs_param
 from torch.distributions import Multinomial
 
 pytestmark = pytest.mark.function("torch.distributions.Multinomial", decile=20, top20=False,
                                   paper_label="torch.multinomial")
+
+UPSTREAM_TESTS = {
+    "test/distributions/test_distributions.py::TestDistributions::test_multinomial_1d": [
+        "test_multinomial_1d", "test_multinomial_backward"],
+    "test/distributions/test_distributions.py::TestDistributions::test_multinomial_1d_log_prob_and_entropy": [
+        "test_multinomial_1d", "test_multinomial_entropy"],
+    "test/distributions/test_distributions.py::TestDistributions::test_multinomial_2d": [
+        "test_multinomial_2d", "test_multinomial_one_hot", "test_multinomial_large", "test_multinomial_backward"],
+    "test/distributions/test_distributions.py::TestValidation::test_invalid": [
+        "test_multinomial_validation"],
+}
 
 
 def _np_logpmf(x, n, p):
@@ -140,3 +152,19 @@ def test_multinomial_large(bench, device):
     lp = dist.log_prob(s)
     torch.testing.assert_close(lp.cpu().double(), torch.from_numpy(_np_logpmf(s.cpu().numpy(), 100, pn)),
                                rtol=1e-4, atol=1e-3)
+
+
+def _log_prob(param, value, counts):
+    return Multinomial(10, **{param: value}).log_prob(counts)
+
+
+# _gradcheck_log_prob (test_multinomial_1d, _2d): the gradient of log_prob of fixed counts with respect to the probs
+# or logits of a batch of two, against the CPU's float64 one, with gradcheck on the CPU.
+@pytest.mark.parametrize("param", ["probs", "logits"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_multinomial_backward(backward, device, dtype, param):
+    value, _ = probs_param([[0.1, 0.2, 0.3, 0.4], [0.5, 0.2, 0.2, 0.1]], param, dtype, device)
+    counts = torch.tensor([[2.0, 3.0, 5.0, 0.0], [1.0, 1.0, 4.0, 4.0]], dtype=dtype, device=device)
+    value.requires_grad_(True)
+    grads = backward(_log_prob, param, value, counts)
+    check_gradients(grads, _log_prob, (param, value, counts), **({"rtol": 1e-5} if dtype == torch.float32 else {}))

@@ -1,4 +1,4 @@
-"""torch.distributions.RelaxedOneHotCategorical: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_relaxed_one_hot_categorical_1d: probs [0.1, 0.2, 0.3] at temperature 0.67, sample shapes (), (2, 2), (1,), samples carry no grad; test_relaxed_one_hot_categorical_2d: probs [[0.1, 0.2, 0.3], [0.5, 0.3, 0.2]] at temperatures [3.0] and [0.25], sample shapes (), (3, 4), (6,); test_argmax_relaxed_categorical: the argmax of the relaxed samples follows the categorical probs; the distribution shape tests with logits; validation of the parameters).
+"""torch.distributions.RelaxedOneHotCategorical: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_relaxed_one_hot_categorical_1d: probs [0.1, 0.2, 0.3] at temperature 0.67, sample shapes (), (2, 2), (1,), samples carry no grad; test_relaxed_one_hot_categorical_2d: probs [[0.1, 0.2, 0.3], [0.5, 0.3, 0.2]] at temperatures [3.0] and [0.25], sample shapes (), (3, 4), (6,); test_argmax_relaxed_categorical: the argmax of the relaxed samples follows the categorical probs; the distribution shape tests with logits; validation of the parameters), whose log_prob gradients upstream checks with gradcheck (_gradcheck_log_prob in test_relaxed_one_hot_categorical_1d and _2d); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the constructor RelaxedOneHotCategorical(temperature, probs=... or logits=...).
 The object it returns is checked: normalised probs, temperature, batch/event shapes, has_rsample,
@@ -12,10 +12,22 @@ import math
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, check_sample, ids, probs_param
 from torch.distributions import RelaxedOneHotCategorical
 
 pytestmark = pytest.mark.function("torch.distributions.RelaxedOneHotCategorical", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/distributions/test_distributions.py::TestDistributions::test_relaxed_one_hot_categorical_1d": [
+        "test_relaxed_1d", "test_relaxed_backward"],
+    "test/distributions/test_distributions.py::TestDistributions::test_relaxed_one_hot_categorical_2d": [
+        "test_relaxed_2d", "test_relaxed_large", "test_relaxed_backward"],
+    "test/distributions/test_distributions.py::TestDistributions::test_argmax_relaxed_categorical": [
+        "test_relaxed_argmax"],
+    "test/distributions/test_distributions.py::TestValidation::test_invalid": [
+        "test_relaxed_validation"],
+}
 
 
 def _concrete_log_prob(y, temp, p):
@@ -116,3 +128,22 @@ def test_relaxed_large(bench, device):
     torch.testing.assert_close(dist.probs.cpu().double(), torch.from_numpy(e / e.sum(-1, keepdims=True)),
                                rtol=1e-4, atol=1e-6)
     _check_samples(dist, (), torch.float32)
+
+
+def _log_prob(temperature, probs, value):
+    return RelaxedOneHotCategorical(temperature, probs=probs).log_prob(value)
+
+
+# _gradcheck_log_prob (test_relaxed_one_hot_categorical_1d, _2d): the gradient of log_prob of fixed points of the
+# simplex with respect to the temperature and the probs of a batch of two, against the CPU's float64 one, with
+# gradcheck on the CPU. (rsample's gradient is left out: its uniform draws differ between float32 and the float64
+# reference.)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_relaxed_backward(backward, device, dtype):
+    temperature = torch.tensor([0.67], dtype=dtype, device=device, requires_grad=True)
+    probs = torch.tensor([[0.1, 0.2, 0.3], [0.5, 0.3, 0.2]], dtype=dtype, device=device, requires_grad=True)
+    value = torch.tensor([[0.2, 0.3, 0.5], [0.7, 0.2, 0.1]], dtype=dtype, device=device)
+    grads = backward(_log_prob, temperature, probs, value)
+    assert len(grads) == 2
+    check_gradients(grads, _log_prob, (temperature, probs, value),
+                    **({"rtol": 1e-5, "atol": 1e-5} if dtype == torch.float32 else {}))

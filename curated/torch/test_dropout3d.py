@@ -1,4 +1,4 @@
-"""torch.nn.Dropout3d: cases adapted from pytorch/pytorch test/test_nn.py (test_Dropout3d: an input of 1000 feature maps (N, C, D, H, W) filled with 1 - p, p = 0.2, through _test_dropout (mean within 0.05 of 1 - p, eval mode is the identity, channels_last_3d layout kept), _test_dropoutNd_no_batch (an unbatched (C, D, H, W) input) and _test_dropoutNd_channel_zero (a channel is dropped as a whole)).
+"""torch.nn.Dropout3d: cases adapted from pytorch/pytorch test/test_nn.py (test_Dropout3d: an input of 1000 feature maps (N, C, D, H, W) filled with 1 - p, p = 0.2, through _test_dropout (mean within 0.05 of 1 - p, eval mode is the identity, channels_last_3d layout kept), _test_dropoutNd_no_batch (an unbatched (C, D, H, W) input) and _test_dropoutNd_channel_zero (a channel is dropped as a whole)), whose gradients _test_dropout checks too; UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the module's forward. Each (sample, channel) feature map of the output must be
 either all zero or the input map scaled by 1 / (1 - p); the fraction of dropped maps must be within
@@ -7,10 +7,19 @@ a statistical bound of p. The random generator is seeded before the call.
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients, seeded_on_cpu
 from _support import ids, uniform
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Dropout3d", decile=20, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/nn/test_dropout.py::TestDropoutNNDeviceType::test_Dropout3d": [
+        "test_dropout3d_upstream", "test_dropout3d_p", "test_dropout3d_channels_last", "test_dropout3d_no_batch",
+        "test_dropout3d_edges", "test_dropout3d_large", "test_dropout3d_backward"],
+    "test/nn/test_dropout.py::TestDropoutNN::test_invalid_dropout_p": "an error message for a p outside [0, 1]: no "
+                                                                      "device computes anything",
+}
 
 
 def _check_channelwise(result, x, p, bound=None, unbatched=False):
@@ -52,6 +61,7 @@ def test_dropout3d_p(bench, device, p):
 
 
 # _test_dropout's channels_last_3d variant: the layout is kept.
+@pytest.mark.layout("channels_last")
 def test_dropout3d_channels_last(bench, device):
     x = uniform((4, 32, 3, 4, 5), device, torch.float32, 2, 0.5, 2.0).contiguous(memory_format=torch.channels_last_3d)
     torch.manual_seed(2)
@@ -88,3 +98,16 @@ def test_dropout3d_large(bench, device):
     torch.manual_seed(5)
     result = bench(nn.Dropout3d(0.5), x)
     _check_channelwise(result, x, 0.5)
+
+
+# _test_dropout's gradient: the cotangent of each kept feature map times 1 / (1 - p), zero on a dropped one (the
+# cotangent itself in eval mode), against the CPU's float64 gradient of the same mask, with gradcheck on the CPU.
+# Training draws its mask from the generator, seeded before each call (seeded_on_cpu).
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_dropout3d_backward(backward, device, dtype, training):
+    module = nn.Dropout3d(0.5).train(training)
+    fn = seeded_on_cpu(module, device, seed=6) if training else module
+    x = uniform((2, 6, 2, 3, 2), device, dtype, 6, 0.5, 2.0, requires_grad=True)
+    grads = backward(fn, x)
+    check_gradients(grads, fn, (x,), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.optim.lr_scheduler.ExponentialLR: cases adapted from pytorch/pytorch test/optim/test_lrscheduler.py (TestLRScheduler: setUp's SGD with two param groups, lr=0.05 and 0.5; test_exp_lr with gamma=0.9; test_closed_form_exp_lr; the scheduler's initial_lr bookkeeping).
+"""torch.optim.lr_scheduler.ExponentialLR: cases adapted from pytorch/pytorch test/optim/test_lrscheduler.py (TestLRScheduler: setUp's SGD with two param groups, lr=0.05 and 0.5; test_exp_lr with gamma=0.9; test_closed_form_exp_lr; the scheduler's initial_lr bookkeeping). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The optimizer's parameters live on the cell's device. Two kinds of timed call: constructing the
 scheduler (which records initial_lr and leaves the lr at its base value) and `scheduler.step()`.
@@ -10,7 +10,17 @@ import pytest
 import torch
 from torch.optim.lr_scheduler import ExponentialLR
 
-pytestmark = pytest.mark.function("torch.optim.lr_scheduler.ExponentialLR", decile=40, top20=False)
+pytestmark = pytest.mark.function("torch.optim.lr_scheduler.ExponentialLR", decile=40, top20=False,
+                                  backward="a learning-rate schedule: Python floats in the optimizer's param groups, "
+                                           "no tensor output")
+
+UPSTREAM_TESTS = {
+    "test/optim/test_lrscheduler.py::TestLRScheduler::test_exp_lr": ["test_exponential_lr_step",
+        "test_exponential_lr_step_single_group_momentum"],
+    "test/optim/test_lrscheduler.py::TestLRScheduler::test_closed_form_exp_lr": ["test_exponential_lr_step"],
+    "test/optim/test_lrscheduler.py::TestLRScheduler::test_new_pattern_no_warning_with_arg":
+        ["test_exponential_lr_construct"],
+}
 
 
 def _optimizer(device, group_lrs, momentum=0.0):

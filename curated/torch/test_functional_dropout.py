@@ -1,4 +1,4 @@
-"""torch.nn.functional.dropout: cases adapted from pytorch/pytorch test/test_nn.py (_test_dropout / test_Dropout: a 1000-element input filled with 1 - p, p = 0.2, mean within 0.05 of 1 - p, gradients likewise, eval mode is the identity; test_dropout_... p = 0 and p = 1 edge cases; channels_last inputs keep their layout) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_dropout: p in {0, 0.5, 1}, training on/off, inplace).
+"""torch.nn.functional.dropout: cases adapted from pytorch/pytorch test/test_nn.py (_test_dropout / test_Dropout: a 1000-element input filled with 1 - p, p = 0.2, mean within 0.05 of 1 - p, gradients likewise, eval mode is the identity; test_dropout_... p = 0 and p = 1 edge cases; channels_last inputs keep their layout) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_dropout: p in {0, 0.5, 1}, training on/off, inplace) and test/test_ops_gradients.py (TestBwdGradients' test_fn_grad and test_fn_gradgrad over dropout's OpInfo, the generator seeded before each call); UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is F.dropout(x, p, training, inplace). Each kept element must equal x / (1 - p) and
 each dropped one 0; the dropped fraction must be within a statistical bound of p (upstream's 0.05 on
@@ -9,9 +9,23 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _gradients import check_gradients, seeded_on_cpu
 from _support import ids, uniform
 
 pytestmark = pytest.mark.function("torch.nn.functional.dropout", decile=100, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/nn/test_dropout.py::TestDropoutNNDeviceType::test_Dropout": [
+        "test_dropout_upstream_mean", "test_dropout_edges", "test_dropout_grad", "test_dropout_channels_last"],
+    "test/test_ops.py::TestCommon::test_compare_cpu": ["test_dropout_training", "test_dropout_large"],
+    "test/test_ops.py::TestCommon::test_variant_consistency_eager": ["test_dropout_inplace_p0"],
+    "test/nn/test_dropout.py::TestDropoutNNDeviceType::test_empty_dropout": ["test_dropout_empty"],
+    "test/nn/test_dropout.py::TestDropoutNN::test_native_dropout_corner_case": ["test_dropout_edges"],
+    "test/nn/test_dropout.py::TestDropoutNN::test_invalid_dropout_p": "an error message for a p outside [0, 1]: no "
+                                                                      "device computes anything",
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad": ["test_dropout_backward"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_gradgrad": ["test_dropout_backward"],
+}
 
 
 def _check_dropout(result, x, p, bound=None):
@@ -73,6 +87,7 @@ def test_dropout_grad(bench, device):
 
 
 # channels_last 4-D input (test_Dropout's memory-format variant): the layout is kept.
+@pytest.mark.layout("channels_last")
 def test_dropout_channels_last(bench, device):
     x = uniform((2, 8, 16, 16), device, torch.float32, 4, 0.5, 2.0).contiguous(memory_format=torch.channels_last)
     torch.manual_seed(4)
@@ -90,9 +105,28 @@ def test_dropout_inplace_p0(bench, device):
     torch.testing.assert_close(result.cpu(), before.cpu(), rtol=0, atol=0)
 
 
+# test_empty_dropout: an empty input gives an empty output of its size.
+def test_dropout_empty(bench, device):
+    x = torch.tensor([], device=device)
+    result = bench(F.dropout, x)
+    assert result.shape == x.shape and result.dtype == x.dtype and result.device == x.device
+
+
 # A large activation, to time a realistic dropout.
 def test_dropout_large(bench, device):
     x = uniform((1000, 1000), device, torch.float32, 6, 0.5, 2.0)
     torch.manual_seed(6)
     result = bench(F.dropout, x, 0.5, True)
     _check_dropout(result, x, 0.5)
+
+
+# test_fn_grad / test_fn_gradgrad: the gradient (the cotangent where the mask kept an element, times 1 / (1 - p); the
+# cotangent itself in eval mode) against the CPU's float64 one of the same mask, with gradcheck and gradgradcheck on
+# the CPU. Training draws its mask from the generator, seeded before each call (seeded_on_cpu).
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=ids)
+def test_dropout_backward(backward, device, dtype, training):
+    fn = seeded_on_cpu(F.dropout, device, seed=7) if training else F.dropout
+    x = uniform((6, 5), device, dtype, 7, 0.5, 2.0, requires_grad=True)
+    grads = backward(fn, x, 0.5, training)
+    check_gradients(grads, fn, (x, 0.5, training), second_order=True)

@@ -1,4 +1,4 @@
-"""torch.Tensor.is_same_size: cases adapted from pytorch/pytorch test/test_torch.py (test_is_same_size: t1 (3, 4, 9, 10) against t2 (3, 4), t3 (1, 9, 3, 3) and t4 (3, 4, 9, 10)) and test/test_nestedtensor.py (is_same_size compares shapes only, not dtype, layout or strides).
+"""torch.Tensor.is_same_size: cases adapted from pytorch/pytorch test/test_torch.py (test_is_same_size: t1 (3, 4, 9, 10) against t2 (3, 4), t3 (1, 9, 3, 3) and t4 (3, 4, 9, 10)) and test/test_nestedtensor.py (is_same_size compares shapes only, not dtype, layout or strides). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `a.is_same_size(b)`; the answer must be a bool equal to (a.shape == b.shape), the
 NumPy rule for two arrays' shapes.
@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 import torch
 
-pytestmark = pytest.mark.function("torch.Tensor.is_same_size", decile=40, top20=False)
+pytestmark = pytest.mark.function("torch.Tensor.is_same_size", decile=40, top20=False,
+                                  backward="a bool answer (a shape comparison): no gradient")
+
+UPSTREAM_TESTS = {
+    "test/test_torch.py::TestTorch::test_is_same_size": ["test_is_same_size_upstream", "test_is_same_size_shape_only",
+        "test_is_same_size_edge", "test_is_same_size_self_and_expanded"],
+    "test/test_nestedtensor.py::TestNestedTensor::test_is_same_size":
+        "nested tensors, which the study's cases do not build: the dense shape comparison is what the cases time",
+}
 
 
 def _check(result, a, b):

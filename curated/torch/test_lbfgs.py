@@ -1,4 +1,4 @@
-"""torch.optim.LBFGS: cases adapted from pytorch/pytorch test/test_optim.py (test_lbfgs: _test_basic_cases over weight (10, 5), bias (10,) and the loss (weight @ input + bias).pow(2).sum(), with and without line_search_fn="strong_wolfe"; test_lbfgs_returns_consistent_type; _test_rosenbrock) and torch/testing/_internal/common_optimizers.py (optim_inputs_func_lbfgs: lr, history_size, tolerance_grad, line_search_fn).
+"""torch.optim.LBFGS: cases adapted from pytorch/pytorch test/test_optim.py (test_lbfgs: _test_basic_cases over weight (10, 5), bias (10,) and the loss (weight @ input + bias).pow(2).sum(), with and without line_search_fn="strong_wolfe"; test_lbfgs_returns_consistent_type; _test_rosenbrock) and torch/testing/_internal/common_optimizers.py (optim_inputs_func_lbfgs: lr, history_size, tolerance_grad, line_search_fn). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The parameters live on the cell's device and the timed call is `opt.step(closure)`. The harness
 calls step several times (once in paper mode), so every check holds after any number of steps:
@@ -11,7 +11,15 @@ import pytest
 import torch
 from _support import ids, to_device
 
-pytestmark = pytest.mark.function("torch.optim.LBFGS", decile=40, top20=False)
+pytestmark = pytest.mark.function("torch.optim.LBFGS", decile=40, top20=False,
+                                  backward="an optimizer step: updates the parameters in place under no_grad, no "
+                                           "differentiable output")
+
+UPSTREAM_TESTS = {
+    "test/test_optim.py::TestOptim::test_lbfgs": ["test_lbfgs_basic", "test_lbfgs_least_squares"],
+    "test/test_optim.py::TestOptim::test_lbfgs_returns_consistent_type": ["test_lbfgs_basic"],
+    "test/test_optim.py::TestOptim::test_rosenbrock": ["test_lbfgs_rosenbrock"],
+}
 
 
 def _closure(opt, loss_fn):

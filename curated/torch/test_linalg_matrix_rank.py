@@ -1,4 +1,4 @@
-"""torch.linalg.matrix_rank: cases adapted from pytorch/pytorch test/test_linalg.py (test_matrix_rank: random matrices of shapes (3, 3), (3, 7), (7, 3) with batch dims (), (3,), (2, 3), the ranks of A, A^H, A A^H and A^H A with and without hermitian=True, checked against np.linalg.matrix_rank; test_matrix_rank_atol / test_matrix_rank_atol_rtol: explicit absolute and relative tolerances; test_matrix_rank_empty: zero-sized matrices and batches give rank 0; test_matrix_rank_basic: the identity and the identity with one zeroed diagonal entry).
+"""torch.linalg.matrix_rank: cases adapted from pytorch/pytorch test/test_linalg.py (test_matrix_rank: random matrices of shapes (3, 3), (3, 7), (7, 3) with batch dims (), (3,), (2, 3), the ranks of A, A^H, A A^H and A^H A with and without hermitian=True, checked against np.linalg.matrix_rank; test_matrix_rank_atol / test_matrix_rank_atol_rtol: explicit absolute and relative tolerances; test_matrix_rank_empty: zero-sized matrices and batches give rank 0; test_matrix_rank_basic: the identity and the identity with one zeroed diagonal entry). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.linalg.matrix_rank(A, ...). The result is an int64 tensor of the batch shape;
 it must equal NumPy's np.linalg.matrix_rank on the same data (same default tolerance:
@@ -9,7 +9,20 @@ import pytest
 import torch
 from _support import ids, random_array
 
-pytestmark = pytest.mark.function("torch.linalg.matrix_rank", decile=10, top20=False)
+pytestmark = pytest.mark.function("torch.linalg.matrix_rank", decile=10, top20=False,
+                                  backward="integer output (a count of singular values above the tolerance): not "
+                                           "differentiable")
+
+UPSTREAM_TESTS = {
+    "test/test_linalg.py::TestLinalg::test_matrix_rank": ["test_matrix_rank_random", "test_matrix_rank_gram",
+        "test_matrix_rank_low_rank", "test_matrix_rank_large"],
+    "test/test_linalg.py::TestLinalg::test_matrix_rank_atol": ["test_matrix_rank_tolerances"],
+    "test/test_linalg.py::TestLinalg::test_matrix_rank_atol_rtol": ["test_matrix_rank_tolerances"],
+    "test/test_linalg.py::TestLinalg::test_matrix_rank_empty": ["test_matrix_rank_empty"],
+    "test/test_linalg.py::TestLinalg::test_matrix_rank_basic": ["test_matrix_rank_basic"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad":
+        "matrix_rank's OpInfo says supports_autograd=False: an integer rank has no gradient",
+}
 
 def _check(result, expected, batch):
     assert result.dtype == torch.int64 and tuple(result.shape) == tuple(batch)

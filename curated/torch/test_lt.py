@@ -1,4 +1,4 @@
-"""torch.lt: cases adapted from pytorch/pytorch test/test_binary_ufuncs.py (test_reference_numerics / test_comparison_ops_type_promotion_and_broadcasting / test_comparison_ops_must_take_bool_output / test_compare_scalars_with_nan / test_broadcasting for the BinaryUfuncInfo 'lt', reference np.less, dtypes all_types_and(bool, float16, bfloat16)) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_comparison_ops: elementwise-binary samples plus lhs compared with its own clone).
+"""torch.lt: cases adapted from pytorch/pytorch test/test_binary_ufuncs.py (test_reference_numerics / test_comparison_ops_type_promotion_and_broadcasting / test_comparison_ops_must_take_bool_output / test_compare_scalars_with_nan / test_broadcasting for the BinaryUfuncInfo 'lt', reference np.less, dtypes all_types_and(bool, float16, bfloat16)) and torch/testing/_internal/common_methods_invocations.py (sample_inputs_comparison_ops: elementwise-binary samples plus lhs compared with its own clone). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.lt(a, b). The result must be a bool tensor equal to np.less on the same
 values (after type promotion), with the broadcast shape.
@@ -8,7 +8,22 @@ import pytest
 import torch
 from _support import host64, ids, random_tensor, to_device
 
-pytestmark = pytest.mark.function("torch.lt", decile=60, top20=False)
+pytestmark = pytest.mark.function("torch.lt", decile=60, top20=False,
+                                  backward="bool output (a comparison): not differentiable")
+
+UPSTREAM_TESTS = {
+    "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_reference_numerics": ["test_lt_same_dtype",
+        "test_lt_self_clone", "test_lt_large"],
+    "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_comparison_ops_type_promotion_and_broadcasting":
+        ["test_lt_promotion_broadcasting"],
+    "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_comparison_ops_must_take_bool_output": ["test_lt_out"],
+    "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_compare_scalars_with_nan": ["test_lt_nan_inf"],
+    "test/test_binary_ufuncs.py::TestBinaryUfuncs::test_broadcasting": ["test_lt_promotion_broadcasting",
+        "test_lt_scalar"],
+    "test/test_ops.py::TestCommon::test_noncontiguous_samples": ["test_lt_non_contiguous"],
+    "test/test_ops_gradients.py::TestBwdGradients::test_fn_grad":
+        "lt's OpInfo says supports_autograd=False: a bool output has no gradient",
+}
 
 _DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int8,
            torch.uint8, torch.bool]

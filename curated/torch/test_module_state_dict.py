@@ -1,4 +1,4 @@
-"""torch.nn.Module.state_dict: cases adapted from pytorch/pytorch test/test_nn.py (test_state_dict: a net with a Linear registered twice, a BatchNorm2d, a nested block with a bias-free Conv2d and an empty slot; keep_vars=True and prefix=; test_buffer_not_persistent: a buffer registered with persistent=False is left out of the state dict) and test/nn/test_load_state_dict.py (the state dict of one module loads into a fresh copy and gives the same forward).
+"""torch.nn.Module.state_dict: cases adapted from pytorch/pytorch test/test_nn.py (test_state_dict: a net with a Linear registered twice, a BatchNorm2d, a nested block with a bias-free Conv2d and an empty slot; keep_vars=True and prefix=; test_buffer_not_persistent: a buffer registered with persistent=False is left out of the state dict) and test/nn/test_load_state_dict.py (the state dict of one module loads into a fresh copy and gives the same forward). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `module.state_dict(...)`; it does not change the module, so the harness may call it
 any number of times. Each case checks the keys and their order, that every value shares storage with
@@ -11,7 +11,16 @@ import torch
 from _support import ids
 from torch import nn
 
-pytestmark = pytest.mark.function("torch.nn.Module.state_dict", decile=100, top20=False)
+pytestmark = pytest.mark.function("torch.nn.Module.state_dict", decile=100, top20=False,
+                                  backward="returns a dict of the module's tensors (a copy of its state), no "
+                                           "computation to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_state_dict": ["test_state_dict_nested_net", "test_state_dict_linear",
+        "test_state_dict_keep_vars", "test_state_dict_prefix_destination"],
+    "test/test_nn.py::TestNN::test_buffer_not_persistent": ["test_state_dict_buffers"],
+    "test/nn/test_load_state_dict.py::TestLoadStateDict::test_load_state_dict": ["test_state_dict_round_trip"],
+}
 
 
 def _resolve(module, key):

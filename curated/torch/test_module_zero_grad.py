@@ -1,4 +1,4 @@
-"""torch.nn.Module.zero_grad: cases adapted from pytorch/pytorch test/test_nn.py (test_zero_grad: a Linear(5, 5) whose parameters do or do not require grad; after backward the gradients are non-zero, zero_grad clears them, set_to_none=False zeroes them in place and set_to_none=True drops them; parameters without a gradient stay without one). Added from zero_grad's documented behaviour: gradients of several dtypes (which the 2.x implementation zeroes per device and dtype group), and a gradient that is itself part of a graph (backward(create_graph=True)), which zero_grad detaches before zeroing.
+"""torch.nn.Module.zero_grad: cases adapted from pytorch/pytorch test/test_nn.py (test_zero_grad: a Linear(5, 5) whose parameters do or do not require grad; after backward the gradients are non-zero, zero_grad clears them, set_to_none=False zeroes them in place and set_to_none=True drops them; parameters without a gradient stay without one). Added from zero_grad's documented behaviour: gradients of several dtypes (which the 2.x implementation zeroes per device and dtype group), and a gradient that is itself part of a graph (backward(create_graph=True)), which zero_grad detaches before zeroing. UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `module.zero_grad(...)`, in place. The harness calls it many times; each check is a
 state that the first call reaches and later calls keep: every gradient is None (set_to_none=True),
@@ -13,7 +13,15 @@ import pytest
 import torch
 from torch import nn
 
-pytestmark = pytest.mark.function("torch.nn.Module.zero_grad", decile=100, top20=False)
+pytestmark = pytest.mark.function("torch.nn.Module.zero_grad", decile=100, top20=False,
+                                  backward="clears the parameters' gradients in place: returns None, nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_zero_grad": ["test_zero_grad_set_to_none", "test_zero_grad_in_place",
+        "test_zero_grad_partial_requires_grad", "test_zero_grad_default", "test_zero_grad_mixed_dtypes",
+        "test_zero_grad_detaches_graph_grad", "test_zero_grad_large"],
+}
 
 
 def _with_grads(module, device, seed=0):

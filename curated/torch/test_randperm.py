@@ -1,4 +1,4 @@
-"""torch.randperm: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (TestRandomTensorCreation.test_randperm: n in 5, 100, 50000, 100000 with dtypes int64, float16 (n <= 2049), float32 and bfloat16 (n <= 256), the result sorted equals arange(n), the same seed gives the same permutation, the out= variant, the default dtype int64, randperm(0) empty; the errors for an n too large for the dtype, e.g. uint8 2**8 + 1 and float16 2**11 + 2; test_randperm_device_compatibility).
+"""torch.randperm: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (TestRandomTensorCreation.test_randperm: n in 5, 100, 50000, 100000 with dtypes int64, float16 (n <= 2049), float32 and bfloat16 (n <= 256), the result sorted equals arange(n), the same seed gives the same permutation, the out= variant, the default dtype int64, randperm(0) empty; the errors for an n too large for the dtype, e.g. uint8 2**8 + 1 and float16 2**11 + 2; test_randperm_device_compatibility). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.randperm(n, dtype=..., device=device) (or with out=). The result must be a
 1-d tensor of n elements of the requested dtype on the cell's device that, sorted, equals
@@ -11,7 +11,18 @@ import pytest
 import torch
 from _support import ids
 
-pytestmark = pytest.mark.function("torch.randperm", decile=80, top20=False)
+pytestmark = pytest.mark.function("torch.randperm", decile=80, top20=False,
+                                  backward="integer output (a random permutation of indices), made from Python "
+                                           "numbers: not differentiable")
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestRandomTensorCreation::test_randperm": ["test_randperm_dtypes",
+        "test_randperm_seeded", "test_randperm_out", "test_randperm_default_dtype", "test_randperm_trivial",
+        "test_randperm_dtype_limit"],
+    "test/test_tensor_creation_ops.py::TestRandomTensorCreation::test_randperm_device_compatibility":
+        "mixes a CUDA generator with CPU output and the reverse: an error check across two devices, which one cell "
+        "does not have",
+}
 
 
 def _check_perm(result, n, dtype, device):

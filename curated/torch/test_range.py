@@ -1,4 +1,4 @@
-"""torch.range: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_range: range(0, 1) and its out= variant, out= into a non-contiguous narrow() view, a negative step range(1, 0, -1), equal bounds with step 1 and -1; test_range_warning: every call warns that torch.range is deprecated; test_arange's step/dtype cases, here with torch.range's inclusive end) and torch/_torch_docs.py (range(1, 4) -> [1, 2, 3, 4], range(1, 4, 0.5) -> 7 values).
+"""torch.range: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_range: range(0, 1) and its out= variant, out= into a non-contiguous narrow() view, a negative step range(1, 0, -1), equal bounds with step 1 and -1; test_range_warning: every call warns that torch.range is deprecated; test_arange's step/dtype cases, here with torch.range's inclusive end) and torch/_torch_docs.py (range(1, 4) -> [1, 2, 3, 4], range(1, 4, 0.5) -> 7 values). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 torch.range is deprecated (it includes `end`, unlike Python's range) and may be gone from a recent
 version; the harness then records missing_api. The timed call is torch.range(start, end, step, ...);
@@ -14,8 +14,17 @@ import torch
 from _support import ids
 
 # Every call warns (a UserWarning): the cases check the result, one case checks the warning.
-pytestmark = [pytest.mark.function("torch.range", decile=100, top20=True),
+pytestmark = [pytest.mark.function("torch.range", decile=100, top20=True,
+                                   backward="a factory from Python numbers: no tensor input to differentiate"),
               pytest.mark.filterwarnings("ignore:torch.range is deprecated:UserWarning")]
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_range": ["test_range_default_dtype",
+        "test_range_equal_bounds", "test_range_out", "test_range_out_noncontiguous", "test_range_large"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_range_warning": ["test_range_warning_and_errors"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_arange": ["test_range_dtypes",
+        "test_range_inexact_step"],
+}
 
 
 def _expected(start, end, step):

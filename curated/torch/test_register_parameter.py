@@ -1,4 +1,4 @@
-"""torch.nn.Module.register_parameter: cases adapted from pytorch/pytorch test/test_nn.py (test_register_parameter_raises_error_if_name_is_not_string, test_register_parameter_raises_error_if_attr_exists (a plain attribute, a buffer, a submodule), test_register_parameter_allows_overwriting_with_same_name, the None-parameter and non-Parameter TypeError checks of test_parameter_assignment, and "." / "" names raising KeyError) and test/test_module_hooks.py (a parameter registered on a module is seen by parameters(), state_dict(), to() and the forward).
+"""torch.nn.Module.register_parameter: cases adapted from pytorch/pytorch test/test_nn.py (test_register_parameter_raises_error_if_name_is_not_string, test_register_parameter_raises_error_if_attr_exists (a plain attribute, a buffer, a submodule), test_register_parameter_allows_overwriting_with_same_name, the None-parameter and non-Parameter TypeError checks of test_parameter_assignment, and "." / "" names raising KeyError) and test/test_module_hooks.py (a parameter registered on a module is seen by parameters(), state_dict(), to() and the forward). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `module.register_parameter(name, param)`. The harness repeats it; registering the
 same Parameter under the same name again is allowed (it overwrites the entry with itself), so the
@@ -13,7 +13,19 @@ from _support import check_close, np_linear, to_device, uniform
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Module.register_parameter", decile=90, top20=False,
-                                  paper_label="torch.nn.Parameter.register_parameter")
+                                  paper_label="torch.nn.Parameter.register_parameter",
+                                  backward="module bookkeeping (registers a Parameter): returns None, no tensor "
+                                           "output to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_register_parameter_raises_error_if_name_is_not_string":
+        ["test_register_parameter_errors"],
+    "test/test_nn.py::TestNN::test_register_parameter_raises_error_if_attr_exists": ["test_register_parameter_errors"],
+    "test/test_nn.py::TestNN::test_register_parameter_allows_overwriting_with_same_name":
+        ["test_register_parameter_overwrite", "test_register_parameter_linear_weight"],
+    "test/test_nn.py::TestNN::test_parameter_assignment": ["test_register_parameter_new",
+        "test_register_parameter_none", "test_register_parameter_nested", "test_register_parameter_large"],
+}
 
 
 def _param(shape, device, seed, dtype=torch.float32, requires_grad=True):

@@ -1,4 +1,4 @@
-"""torch.optim.Rprop: cases adapted from pytorch/pytorch test/test_optim.py (test_rprop: _test_basic_cases with lr=2e-4 (and 1e-3), _build_params_dict with a per-group lr of 1e-2, maximize, foreach, custom etas and step_sizes, _test_complex_2d) and torch/testing/_internal/common_optimizers.py (optim_inputs_func_rprop).
+"""torch.optim.Rprop: cases adapted from pytorch/pytorch test/test_optim.py (test_rprop: _test_basic_cases with lr=2e-4 (and 1e-3), _build_params_dict with a per-group lr of 1e-2, maximize, foreach, custom etas and step_sizes, _test_complex_2d) and torch/testing/_internal/common_optimizers.py (optim_inputs_func_rprop). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Parameters follow _test_basic_cases: weight (10, 5) and bias (10,) from randn. The timed call is
 `opt.step` (with fixed gradients, or with a closure that recomputes them). The harness calls step
@@ -12,7 +12,16 @@ import pytest
 import torch
 from _support import check_replay, ids, optim_params, replay_picks
 
-pytestmark = pytest.mark.function("torch.optim.Rprop", decile=10, top20=False)
+pytestmark = pytest.mark.function("torch.optim.Rprop", decile=10, top20=False,
+                                  backward="an optimizer step: updates the parameters in place under no_grad, no "
+                                           "differentiable output")
+
+UPSTREAM_TESTS = {
+    "test/test_optim.py::TestOptim::test_rprop": ["test_rprop_basic", "test_rprop_param_groups", "test_rprop_complex",
+        "test_rprop_large"],
+    "test/test_optim.py::TestOptimRenewed::test_forloop_goes_right_direction": ["test_rprop_etas_step_sizes",
+        "test_rprop_closure_quadratic"],
+}
 
 
 def _numpy_rprop(param, steps, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False, grad=None,
@@ -79,6 +88,7 @@ def test_rprop_etas_step_sizes(bench, device, etas, step_sizes):
 
 
 # _test_complex_2d(Rprop): complex parameters are updated as (real, imag) pairs.
+@pytest.mark.layout("complex")
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 def test_rprop_complex(bench, device, foreach):
     params = optim_params(device, torch.complex64, seed=3)

@@ -1,4 +1,4 @@
-"""torch.nn.Sequential: cases adapted from pytorch/pytorch test/test_nn.py (test_Sequential_getitem, test_Sequential_setitem_named, test_add_module / OrderedDict construction, test_Sequential_forward-style chains of Linear and activations) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Sequential: an empty container acts as the identity).
+"""torch.nn.Sequential: cases adapted from pytorch/pytorch test/test_nn.py (test_Sequential_getitem, test_Sequential_setitem_named, test_add_module / OrderedDict construction, test_Sequential_forward-style chains of Linear and activations) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Sequential: an empty container acts as the identity), as test/test_modules.py runs module inputs (TestModule's test_forward, and test_grad and test_gradgrad: the gradients of the input and of every child's parameters through the chain); UPSTREAM_TESTS below maps each to the cases here.
 
 Two kinds of timed call: the forward of a Sequential (the chain's output is checked against the
 same chain computed in float64 NumPy, with assert_close's defaults for the dtype) and the
@@ -9,10 +9,22 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import check_close, host64, ids, init_uniform, np_linear, randn
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Sequential", decile=100, top20=True)
+
+UPSTREAM_TESTS = {
+    "test/test_nn.py::TestNN::test_Sequential_getitem": [
+        "test_sequential_construct_positional", "test_sequential_getitem_slice"],
+    "test/test_nn.py::TestNN::test_Sequential_setitem_named": ["test_sequential_construct_ordered_dict"],
+    "test/test_nn.py::TestNN::test_add_module": ["test_sequential_forward_ordered_dict_nested"],
+    "test/test_modules.py::TestModule::test_forward": [
+        "test_sequential_forward_mlp", "test_sequential_forward_empty", "test_sequential_forward_large"],
+    "test/test_modules.py::TestModule::test_grad": ["test_sequential_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": ["test_sequential_backward"],
+}
 
 
 def _linear(in_f, out_f, rng, device, dtype):
@@ -119,3 +131,16 @@ def test_sequential_getitem_slice(bench, device, index):
     result = bench(seq.__getitem__, index)
     assert isinstance(result, nn.Sequential)
     assert list(result) == modules[index]
+
+
+# test_grad / test_gradgrad: the gradients of the input and of both Linear layers' weights and biases through
+# Linear - Tanh - Linear (tanh: a second derivative that is not zero), against the CPU's float64 ones, with
+# gradcheck and gradgradcheck on the CPU.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_sequential_backward(backward, device, dtype):
+    rng = np.random.default_rng(8)
+    seq = nn.Sequential(_linear(5, 6, rng, device, dtype), nn.Tanh(), _linear(6, 3, rng, device, dtype))
+    x = randn((4, 5), device, dtype, 9, requires_grad=True)
+    grads = backward(seq, x)
+    assert len(grads) == 5
+    check_gradients(grads, seq, (x,), second_order=True, **({"rtol": 1e-5} if dtype == torch.float32 else {}))

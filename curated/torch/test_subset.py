@@ -1,4 +1,4 @@
-"""torch.utils.data.Subset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestDatasetRandomSplit.test_slicing_of_subset_of_dataset, test_slicing_of_subset_of_subset, test_splits_indexing_type; TestSubset-style length and item checks over a TensorDataset).
+"""torch.utils.data.Subset: cases adapted from pytorch/pytorch test/test_dataloader.py (TestDatasetRandomSplit.test_slicing_of_subset_of_dataset, test_slicing_of_subset_of_subset, test_splits_indexing_type; TestSubset-style length and item checks over a TensorDataset). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 Two kinds of timed call: constructing a Subset (over a TensorDataset whose tensors live on the
 cell's device, with list, range or tensor indices, and over another Subset) and indexing one
@@ -9,7 +9,17 @@ import pytest
 import torch
 from torch.utils.data import Subset, TensorDataset
 
-pytestmark = pytest.mark.function("torch.utils.data.Subset", decile=60, top20=False)
+pytestmark = pytest.mark.function("torch.utils.data.Subset", decile=60, top20=False,
+                                  backward="a data container (indexing returns stored samples): nothing to "
+                                           "differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_dataloader.py::TestDatasetRandomSplit::test_slicing_of_subset_of_dataset": ["test_subset_getitem",
+        "test_subset_getitem_large_slice"],
+    "test/test_dataloader.py::TestDatasetRandomSplit::test_slicing_of_subset_of_subset":
+        ["test_subset_construct_of_subset"],
+    "test/test_dataloader.py::TestDatasetRandomSplit::test_splits_indexing_type": ["test_subset_construct"],
+}
 
 
 def _dataset(device, n=10, seed=0):

@@ -1,4 +1,4 @@
-"""torch.tensor: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_tensor_factory: nested lists, NumPy arrays, dtype= and device=, the result is a copy; test_tensor_factory_type_inference: the dtype inferred from Python ints, floats, bools and complex numbers; test_tensor_factory_copy_var: from a tensor, a detached copy; test_tensor_factories_empty / test_new_tensor-style empty and 0-d inputs; test_tensor_factory_cuda_type: requires_grad= on the target device).
+"""torch.tensor: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_tensor_factory: nested lists, NumPy arrays, dtype= and device=, the result is a copy; test_tensor_factory_type_inference: the dtype inferred from Python ints, floats, bools and complex numbers; test_tensor_factory_copy_var: from a tensor, a detached copy; test_tensor_factories_empty / test_new_tensor-style empty and 0-d inputs; test_tensor_factory_cuda_type: requires_grad= on the target device). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `torch.tensor(data, ...)` with `device=` the cell's device: the data starts on the
 host (a Python list or a NumPy array), and building the tensor on the device is the function's work.
@@ -10,7 +10,20 @@ import pytest
 import torch
 from _support import host, ids
 
-pytestmark = pytest.mark.function("torch.tensor", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.tensor", decile=100, top20=True,
+                                  backward="builds a new leaf from data (a tensor argument is copied and detached): "
+                                           "no gradient flows to its input")
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_tensor_factory": ["test_tensor_from_nested_list",
+        "test_tensor_from_numpy", "test_tensor_from_noncontiguous_numpy", "test_tensor_ragged_rejected"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_tensor_factory_type_inference":
+        ["test_tensor_type_inference"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_tensor_factory_copy_var": ["test_tensor_from_tensor"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_tensor_factories_empty": ["test_tensor_empty"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_tensor_factory_cuda_type":
+        ["test_tensor_requires_grad"],
+}
 
 
 # test_tensor_factory: nested Python lists with an explicit dtype.

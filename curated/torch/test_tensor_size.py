@@ -1,4 +1,4 @@
-"""torch.Tensor.size: cases adapted from pytorch/pytorch test/test_torch.py (test_dim_function_empty: a (0, 1, 2, 0) tensor's size(3) = 0 and size(2) = 2; test_Size: torch.Size is a tuple whose slices and sums are torch.Size, numel(); the "Dimension out of range (expected to be in range of [-2, 1], but got 2)" IndexError of the dim-wrapping tests; 0-d tensors having no dimensions) and test/test_view_ops.py (the sizes of transpose, slice, expand, unsqueeze and permute views), test/test_sparse.py (a sparse COO tensor's size covers its sparse and dense dims).
+"""torch.Tensor.size: cases adapted from pytorch/pytorch test/test_torch.py (test_dim_function_empty: a (0, 1, 2, 0) tensor's size(3) = 0 and size(2) = 2; test_Size: torch.Size is a tuple whose slices and sums are torch.Size, numel(); the "Dimension out of range (expected to be in range of [-2, 1], but got 2)" IndexError of the dim-wrapping tests; 0-d tensors having no dimensions) and test/test_view_ops.py (the sizes of transpose, slice, expand, unsqueeze and permute views), test/test_sparse.py (a sparse COO tensor's size covers its sparse and dense dims). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.Tensor.size(x) or torch.Tensor.size(x, dim). size() must return a
 torch.Size (a tuple) equal to the NumPy shape of the same data, and size(dim) a Python int equal to
@@ -9,7 +9,17 @@ import pytest
 import torch
 from _support import ids
 
-pytestmark = pytest.mark.function("torch.Tensor.size", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.Tensor.size", decile=100, top20=True,
+                                  backward="returns a torch.Size (Python ints): no tensor output to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_torch.py::TestTorch::test_dim_function_empty": ["test_size_full", "test_size_dim",
+        "test_size_dim_keyword"],
+    "test/test_torch.py::TestTorch::test_Size": ["test_size_torch_size_type", "test_size_large"],
+    "test/test_torch.py::TestTorchDeviceType::test_dim_wrap": ["test_size_errors"],
+    "test/test_view_ops.py::TestViewOps::test_view_copy_output_contiguous": ["test_size_views"],
+    "test/test_sparse.py::TestSparse::test_shape": ["test_size_sparse"],
+}
 
 
 _SHAPES = [(), (5,), (2, 3), (0, 1, 2, 0), (2, 3, 4, 5, 6), (1, 1, 1)]
@@ -63,6 +73,7 @@ def test_size_views(bench, device, view):
 
 
 # A sparse COO tensor: size covers the sparse dims and the dense dims of its values.
+@pytest.mark.layout("sparse_coo")
 def test_size_sparse(bench, device):
     indices = torch.tensor([[0, 3], [2, 4]])
     values = torch.ones(2, 6)

@@ -1,4 +1,4 @@
-"""torch.nn.Transformer: cases adapted from pytorch/pytorch test/test_transformers.py (test_transformer_args_check's shapes: d_model, nhead, encoder/decoder layer counts, batch-first and sequence-first src/tgt, masks of every kind; test_transformerdecoder / test_transformerencoder's small d_model=4, nhead=2 stacks with CPU atol=1e-5; test_transformer_no_batch_dim) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Transformer: no-batch inputs, norm_first, gelu activation).
+"""torch.nn.Transformer: cases adapted from pytorch/pytorch test/test_transformers.py (test_transformer_args_check's shapes: d_model, nhead, encoder/decoder layer counts, batch-first and sequence-first src/tgt, masks of every kind; test_transformerdecoder / test_transformerencoder's small d_model=4, nhead=2 stacks with CPU atol=1e-5; test_transformer_no_batch_dim) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_Transformer: no-batch inputs, norm_first, gelu activation) as test/test_modules.py runs them (TestModule's test_forward, test_grad: the gradients of src, tgt and every parameter, in train mode, and test_gradgrad); UPSTREAM_TESTS below maps each to the cases here.
 
 Upstream fills the parameters with deterministic values and compares with stored outputs; here the
 parameters come from a seeded NumPy generator and the reference is the documented math (encoder
@@ -9,11 +9,26 @@ model's forward, in eval mode under no_grad and in train mode with dropout=0.
 import numpy as np
 import pytest
 import torch
-from _support import (check_close, init_transformer, np_batch_first, np_encoder_layer, np_feed_forward,
+from _gradients import check_gradients
+from _support import (check_close, ids, init_transformer, np_batch_first, np_encoder_layer, np_feed_forward,
                       np_layer_norm, np_mha, randn, train_or_eval)
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Transformer", decile=60, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_transformers.py::TestTransformers::test_transformer_args_check": [
+        "test_transformer_shapes", "test_transformer_masks"],
+    "test/test_transformers.py::TestTransformers::test_transformerdecoder": ["test_transformer_shapes"],
+    "test/test_transformers.py::TestTransformers::test_transformerencoder": ["test_transformer_shapes"],
+    "test/test_transformers.py::TestTransformers::test_transformer_no_batch_dim": ["test_transformer_no_batch_dim"],
+    "test/test_modules.py::TestModule::test_forward": [
+        "test_transformer_variants", "test_transformer_no_batch_dim", "test_transformer_large"],
+    "test/test_modules.py::TestModule::test_grad": ["test_transformer_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": "the CPU's attention backward has no derivative of its own "
+                                                       "(_scaled_dot_product_flash_attention_for_cpu_backward): "
+                                                       "training takes the first derivative only",
+}
 
 ATOL, RTOL = 1e-5, 1e-5  # upstream's CPU atol; rtol widened from 1e-7 for random weights
 
@@ -132,3 +147,17 @@ def test_transformer_large(bench, device):
     with train_or_eval(model, False):
         result = bench(model, src, tgt)
     _check(result, model, src, tgt)
+
+
+# test_grad: in train mode (dropout 0), the gradients of src, tgt and every parameter of a one-layer
+# encoder and decoder, against the CPU's float64 ones, with gradcheck on the CPU. float32 through
+# the stacks' LayerNorms and softmaxes at rtol 1e-4.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_transformer_backward(backward, device, dtype):
+    model = _make_model(device, 4, 2, 1, 1, 8, seed=13).to(dtype).train()
+    src = randn((2, 3, 4), device, dtype, seed=14, requires_grad=True)
+    tgt = randn((2, 2, 4), device, dtype, seed=15, requires_grad=True)
+    grads = backward(model, src, tgt)
+    assert len(grads) == 2 + len(list(model.parameters()))
+    tolerance = {"rtol": 1e-4, "atol": 1e-5} if dtype == torch.float32 else {}
+    check_gradients(grads, model, (src, tgt), **tolerance)

@@ -1,4 +1,4 @@
-"""torch.nn.TransformerEncoderLayer: cases adapted from pytorch/pytorch test/test_transformers.py (test_transformerencoderlayer: d_model=4, nhead=2, dim_feedforward=16, dropout=0, bsz=2, batch_first both ways, a key padding mask, CPU atol=1e-5; test_transformerencoderlayer_gelu; test_transformerencoderlayer_fast_path / norm_first variants) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_TransformerEncoderLayer: no-batch input, src_mask, norm_first, gelu activation).
+"""torch.nn.TransformerEncoderLayer: cases adapted from pytorch/pytorch test/test_transformers.py (test_transformerencoderlayer: d_model=4, nhead=2, dim_feedforward=16, dropout=0, bsz=2, batch_first both ways, a key padding mask, CPU atol=1e-5; test_transformerencoderlayer_gelu; test_transformerencoderlayer_fast_path / norm_first variants) and torch/testing/_internal/common_modules.py (module_inputs_torch_nn_TransformerEncoderLayer: no-batch input, src_mask, norm_first, gelu activation) as test/test_modules.py runs them (TestModule's test_forward, test_grad: the gradients of the input and every parameter, in train mode, and test_gradgrad); UPSTREAM_TESTS below maps each to the cases here.
 
 Upstream fills the parameters with deterministic values and compares with stored outputs; here the
 parameters come from a seeded NumPy generator and the reference is the layer's documented math
@@ -9,10 +9,25 @@ no_grad (the fused fast path where the version has one) and in train mode with d
 import numpy as np
 import pytest
 import torch
-from _support import check_close, init_transformer, np_batch_first, np_encoder_layer, randn, train_or_eval
+from _gradients import check_gradients
+from _support import check_close, ids, init_transformer, np_batch_first, np_encoder_layer, randn, train_or_eval
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.TransformerEncoderLayer", decile=50, top20=False)
+
+UPSTREAM_TESTS = {
+    "test/test_transformers.py::TestTransformers::test_transformerencoderlayer": [
+        "test_encoder_layer_upstream_shapes", "test_encoder_layer_masks"],
+    "test/test_transformers.py::TestTransformers::test_transformerencoderlayer_gelu": ["test_encoder_layer_variants"],
+    "test/test_transformers.py::TestTransformers::test_transformerencoderlayer_fast_path": [
+        "test_encoder_layer_upstream_shapes", "test_encoder_layer_large"],
+    "test/test_modules.py::TestModule::test_forward": [
+        "test_encoder_layer_no_batch_dim", "test_encoder_layer_variants", "test_encoder_layer_masks"],
+    "test/test_modules.py::TestModule::test_grad": ["test_encoder_layer_backward"],
+    "test/test_modules.py::TestModule::test_gradgrad": "the CPU's attention backward has no derivative of its own "
+                                                       "(_scaled_dot_product_flash_attention_for_cpu_backward): "
+                                                       "training takes the first derivative only",
+}
 
 ATOL, RTOL = 1e-5, 1e-5  # upstream's CPU atol; rtol widened from 1e-7 for random weights
 
@@ -101,3 +116,17 @@ def test_encoder_layer_large(bench, device, training):
     with train_or_eval(layer, training):
         result = bench(layer, x)
     _check(result, layer, x, "relu", False, True)
+
+
+# test_grad: in train mode (dropout 0), the gradients of the input and of the attention, feed-forward
+# and LayerNorm parameters (post- and pre-norm, ReLU and GELU), against the CPU's float64 ones, with gradcheck on the
+# CPU. float32 through two LayerNorms and a softmax at rtol 1e-4.
+@pytest.mark.parametrize("activation, norm_first", [("relu", False), ("gelu", True)], ids=["relu", "gelu-norm_first"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_encoder_layer_backward(backward, device, dtype, activation, norm_first):
+    layer = _make_layer(device, 4, 2, 8, seed=11, norm_first=norm_first, activation=activation).to(dtype).train()
+    x = randn((2, 3, 4), device, dtype, seed=12, requires_grad=True)
+    grads = backward(layer, x)
+    assert len(grads) == 1 + len(list(layer.parameters()))
+    tolerance = {"rtol": 1e-4, "atol": 1e-5} if dtype == torch.float32 else {}
+    check_gradients(grads, layer, (x,), **tolerance)

@@ -1,4 +1,4 @@
-"""torch.distributions.von_mises.VonMises: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_von_mises_logprob: for concentrations 0.01 .. 100, exp(log_prob) on a 1e-4 grid over [0, 2*pi) integrates to 1 within 1e-3; test_von_mises_sample: samples for loc in {0, pi/2} and concentrations 0.03 .. 100 match the distribution on the circle (upstream compares with scipy.stats.vonmises; here the circular mean and mean resultant length are compared with their closed forms); the VonMises entries of _get_examples / _get_bad_examples: scalar and batched loc / concentration that require grad, and a non-positive concentration rejected by argument validation).
+"""torch.distributions.von_mises.VonMises: cases adapted from pytorch/pytorch test/distributions/test_distributions.py (test_von_mises_logprob: for concentrations 0.01 .. 100, exp(log_prob) on a 1e-4 grid over [0, 2*pi) integrates to 1 within 1e-3; test_von_mises_sample: samples for loc in {0, pi/2} and concentrations 0.03 .. 100 match the distribution on the circle (upstream compares with scipy.stats.vonmises; here the circular mean and mean resultant length are compared with their closed forms); the VonMises entries of _get_examples / _get_bad_examples: scalar and batched loc / concentration that require grad, and a non-positive concentration rejected by argument validation); log_prob is differentiable in loc and concentration, and a backward case checks both gradients; UPSTREAM_TESTS below maps each to the cases here.
 
 The timed call is the constructor `VonMises(loc, concentration)`: it validates and broadcasts the
 parameters and builds the distribution object; it has no side effects, so repetition is safe. Each
@@ -11,11 +11,21 @@ import math
 import numpy as np
 import pytest
 import torch
+from _gradients import check_gradients
 from _support import ids
 from torch.distributions.von_mises import VonMises
 
 pytestmark = pytest.mark.function("torch.distributions.von_mises.VonMises", decile=30, top20=False,
                                   paper_label="torch.von_mises.VonMises")
+
+UPSTREAM_TESTS = {
+    "test/distributions/test_distributions.py::TestDistributions::test_von_mises_logprob": [
+        "test_von_mises_logprob_normalized", "test_von_mises_example_params", "test_von_mises_broadcast",
+        "test_von_mises_backward"],
+    "test/distributions/test_distributions.py::TestDistributions::test_von_mises_sample": ["test_von_mises_sample"],
+    "test/distributions/test_distributions.py::TestValidation::test_invalid": [
+        "test_von_mises_validation"],
+}
 
 CONCENTRATIONS = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 
@@ -134,3 +144,21 @@ def test_von_mises_validation(bench, device):
     for bad in (0.0, -1.0):
         with pytest.raises(ValueError):
             VonMises(loc, torch.tensor([2.0, bad], device=device), validate_args=True)
+
+
+def _log_prob(loc, concentration, value):
+    return VonMises(loc, concentration).log_prob(value)
+
+
+# test_von_mises_logprob's log_prob, differentiated: the gradients of loc and concentration (k sin(x - loc) and
+# cos(x - loc) - I1(k) / I0(k), through torch's polynomial approximation of log I0) at small and large
+# concentrations, against the CPU's float64 ones, with gradcheck on the CPU.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_von_mises_backward(backward, device, dtype):
+    loc = torch.tensor([0.0, math.pi / 2, -1.0], dtype=dtype, device=device, requires_grad=True)
+    concentration = torch.tensor([0.3, 2.0, 30.0], dtype=dtype, device=device, requires_grad=True)
+    value = torch.tensor([[0.5, 2.0, -1.2], [-3.0, 1.0, 0.1]], dtype=dtype, device=device)
+    grads = backward(_log_prob, loc, concentration, value)
+    assert len(grads) == 2
+    check_gradients(grads, _log_prob, (loc, concentration, value),
+                    **({"rtol": 1e-5, "atol": 1e-5} if dtype == torch.float32 else {}))

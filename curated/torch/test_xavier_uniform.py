@@ -1,4 +1,4 @@
-"""torch.nn.init.xavier_uniform_: cases adapted from pytorch/pytorch test/nn/test_init.py (formerly TestNNInit in test/test_nn.py: test_xavier_uniform: 2-D and 4-D tensors with sides 20..25, with and without a gain, whose values pass a Kolmogorov-Smirnov test for U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out)) at p > 1e-4; test_xavier_uniform_errors_on_inputs_smaller_than_2d: 0-d and 1-d tensors raise ValueError).
+"""torch.nn.init.xavier_uniform_: cases adapted from pytorch/pytorch test/nn/test_init.py (formerly TestNNInit in test/test_nn.py: test_xavier_uniform: 2-D and 4-D tensors with sides 20..25, with and without a gain, whose values pass a Kolmogorov-Smirnov test for U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out)) at p > 1e-4; test_xavier_uniform_errors_on_inputs_smaller_than_2d: 0-d and 1-d tensors raise ValueError). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is `xavier_uniform_(tensor, ...)`, which refills `tensor` in place and returns it. The
 harness calls it many times and hands back the first result, which is `tensor` itself holding the
@@ -14,7 +14,16 @@ import torch
 from _support import ids
 from torch.nn import init
 
-pytestmark = pytest.mark.function("torch.nn.init.xavier_uniform_", decile=70, top20=False)
+pytestmark = pytest.mark.function("torch.nn.init.xavier_uniform_", decile=70, top20=False,
+                                  backward="a random in-place initialisation under no_grad: no differentiable output")
+
+UPSTREAM_TESTS = {
+    "test/nn/test_init.py::TestNNInit::test_xavier_uniform": ["test_xavier_uniform_shapes",
+        "test_xavier_uniform_dtypes", "test_xavier_uniform_layer_weight", "test_xavier_uniform_view",
+        "test_xavier_uniform_large"],
+    "test/nn/test_init.py::TestNNInit::test_xavier_uniform_errors_on_inputs_smaller_than_2d":
+        ["test_xavier_uniform_errors"],
+}
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""torch.zeros: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_zeros, test_zeros_dtype_layout_device_match).
+"""torch.zeros: cases adapted from pytorch/pytorch test/test_tensor_creation_ops.py (test_zeros, test_zeros_dtype_layout_device_match) and test/test_sparse.py (TestSparse.test_zeros: layout=torch.sparse_coo). UPSTREAM_TESTS below maps each to the cases here. Not differentiable (the marker's backward= says why): no backward cases.
 
 The timed call is torch.zeros(size, device=device, dtype=dtype). Each case checks dtype, layout,
 device and shape, and that every element equals np.zeros exactly.
@@ -8,7 +8,15 @@ import pytest
 import torch
 from _support import check_equal, ids, np_dtype
 
-pytestmark = pytest.mark.function("torch.zeros", decile=100, top20=True)
+pytestmark = pytest.mark.function("torch.zeros", decile=100, top20=True,
+                                  backward="a factory from a shape: no tensor input to differentiate")
+
+UPSTREAM_TESTS = {
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_zeros": ["test_zeros_upstream_shapes",
+        "test_zeros_edge_shapes", "test_zeros_varargs_size", "test_zeros_large"],
+    "test/test_tensor_creation_ops.py::TestTensorCreation::test_zeros_dtype_layout_device_match": ["test_zeros_dtypes"],
+    "test/test_sparse.py::TestSparse::test_zeros": ["test_zeros_sparse_coo"],
+}
 
 
 def _assert_zeros(result, shape, dtype, device):
@@ -65,3 +73,13 @@ def test_zeros_large(bench, device, dtype):
     shape = (2048, 2048) if dtype == torch.float32 else (1024, 2048)
     result = bench(torch.zeros, shape, device=device, dtype=dtype)
     _assert_zeros(result, shape, dtype, device)
+
+
+# TestSparse.test_zeros: layout=torch.sparse_coo gives a tensor with every dim sparse and no specified element.
+@pytest.mark.layout("sparse_coo")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=ids)
+def test_zeros_sparse_coo(bench, device, dtype):
+    result = bench(torch.zeros, (3, 4, 2), layout=torch.sparse_coo, device=device, dtype=dtype)
+    assert result.layout is torch.sparse_coo and result.dtype is dtype and result.device.type == device.type
+    assert tuple(result.shape) == (3, 4, 2) and result.sparse_dim() == 3 and result._nnz() == 0
+    check_equal(result.to_dense(), np.zeros((3, 4, 2), dtype=np_dtype(dtype)))
