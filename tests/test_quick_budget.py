@@ -63,11 +63,12 @@ def test_a_budget_that_ends_mid_run_cuts_the_rest_short_and_resume_measures_them
     results = out / "torch-cpu-current.jsonl"
     contents = store.read(str(results))
     ids = [c["case_id"] for c in contents.cases]
-    assert len(ids) == len(set(ids)) == 13  # every case once: none dropped
+    assert len(ids) == len(set(ids)) == 14  # every case once: none dropped
     cut = [c for c in contents.cases if c.get("cut_short")]
     sleeps = next(c for c in contents.cases if c["case_id"] == SLEEPS)
     assert sleeps in cut and sleeps["outcome"] == "interrupted"  # stopped by the budget, not by a timeout
     assert sleeps["message"] in (run_budget.STOPPED, run_budget.NOT_STARTED)
+    assert sleeps["pass"] == "backward"  # what the worker planned, though the supervisor wrote the record
     assert all(c["outcome"] == "interrupted" and c["cut_short"] == "run" for c in cut)
     assert all(c["outcome"] == "passed" for c in contents.cases if c not in cut)
     assert contents.footer["cut_short"] == len(cut)
@@ -79,7 +80,8 @@ def test_a_budget_that_ends_mid_run_cuts_the_rest_short_and_resume_measures_them
     line = f"torch-cpu current: {view.counted(len(cut), 'case')} of "
     assert line in first.stdout and "torch.add" in first.stdout.split(line)[1].splitlines()[0]
     assert line in (out / "summary.md").read_text()
-    assert re.search(r"torch\.add\s*│\s*cut short\s*│", first.stdout)  # no verdict, not "skipped"
+    # Its backward case has no verdict (cut short, not "skipped"); its forward case passed.
+    assert re.search(r"torch\.add\s*│\s*pass\s*│\s*cut short\s*│", first.stdout)
     (note,) = [n for n in load.load([out]).notes if "cut short" in n]  # the report's notes
     assert f"{view.counted(len(cut), 'case')} of " in note and "torch.add" in note
     # --resume measures the cases cut short, on a budget of its own (none here): the others pass, and the sleeping
@@ -87,10 +89,11 @@ def test_a_budget_that_ends_mid_run_cuts_the_rest_short_and_resume_measures_them
     again = runner(*args, "--resume", "--quick-budget-s", "0")
     assert again.returncode == 0, again.stderr[-3000:]
     contents = store.read(str(results))
-    assert len(contents.cases) == 13
+    assert len(contents.cases) == 14
     assert all(c["outcome"] == "passed" for c in contents.cases if c["case_id"] != SLEEPS)
     sleeps = next(c for c in contents.cases if c["case_id"] == SLEEPS)
-    assert (sleeps["outcome"], sleeps["category"], sleeps["cut_short"]) == ("interrupted", None, "case")
+    assert (sleeps["outcome"], sleeps["category"], sleeps["cut_short"], sleeps["pass"]) == (
+        "interrupted", None, "case", "backward")
     assert sleeps["message"] == run_budget.CASE_BUDGET.format(matrix.QUICK_CASE_S)
     assert contents.footer["cut_short"] == 1
     assert json.loads((out / "merged.json").read_text())["cells"][0]["status"] == "cut_short"

@@ -109,8 +109,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         config.hook.pytest_deselected(items=dropped)
     keep = run_order.spread(keep, lambda i: i.stash[_STATE].case_id)
     items[:] = keep
+    kinds = {i.stash[_STATE].case_id: {k: i.stash[_STATE].extra[k] for k in ("pass", "layout")} for i in keep
+             if (i.stash[_STATE].extra["pass"], i.stash[_STATE].extra["layout"]) != ("forward", "dense")}
     w.emit(Plan(pending=[[i.stash[_STATE].case_id, i.stash[_STATE].function] for i in keep], done=done,
-                times=w.times))
+                times=w.times, kinds=kinds))
 
 
 _STATE = pytest.StashKey[CaseState]()

@@ -210,6 +210,9 @@ class Plan(Event):
     # The worker's start-up, time.time() at each step: imported (the framework and the plugin), collected, and
     # running (when a spare was handed the run; else as collected). The footer keeps them (`workers`).
     times: Dict[str, float] = field(default_factory=dict)
+    # The `pass` and `layout` of each pending case that is not forward and dense (case_kinds): a record the supervisor
+    # writes for it (lost, interrupted, cut short) says what kind of case it was.
+    kinds: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -59,9 +59,11 @@ def cut(case_id: str, function: str, module: str, message: str, fields: Dict[str
 
 
 def record(cfg: Config, planned: Iterable[Sequence[str]], in_flight: Optional[str],
-           module_of: Callable[[str, Dict[str, Any]], str]) -> List[Dict[str, Any]]:
+           module_of: Callable[[str, Dict[str, Any]], str],
+           kinds: Optional[Dict[str, Dict[str, str]]] = None) -> List[Dict[str, Any]]:
     """Append to cfg.out the cut-short record of each planned [case id, function] without a result, in the plan's
-    order, and return them; `module_of(case id, census fields)`: the module a record names."""
+    order, and return them; `module_of(case id, census fields)`: the module a record names; `kinds`: the plan's pass
+    and layout of its cases that are not forward and dense (Plan.kinds)."""
     known: Dict[str, Any] = {}
     if cfg.task == "census":
         from portability_harness import census
@@ -74,7 +76,7 @@ def record(cfg: Config, planned: Iterable[Sequence[str]], in_flight: Optional[st
             continue
         fields = census.manifest_fields(cfg.out, case_id, known) if cfg.task == "census" else {}
         out.append(cut(case_id, function, module_of(case_id, fields), STOPPED if case_id == in_flight else NOT_STARTED,
-                       fields, "run"))
+                       {**(kinds or {}).get(case_id, {}), **fields}, "run"))
     with store.Writer(cfg.out) as writer:
         for rec in out:
             writer.append(rec)

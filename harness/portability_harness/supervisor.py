@@ -53,6 +53,7 @@ class Supervisor:
         self.emit = emit
         self.log_path = cfg.log_path
         self.planned = False
+        self.kinds: Dict[str, Dict[str, str]] = {}  # the plan's pass and layout of its cases (Plan.kinds)
         self.proc: Optional[subprocess.Popen] = None
         self.spare: Optional[Spawned] = None
         self.standby: Optional[Spawned] = None  # the worker started up before the run was told to go (stand_by)
@@ -105,6 +106,11 @@ class Supervisor:
 
             return [cases.__file__]
         return self.cfg.case_paths()
+
+    def case_fields(self, case_id: str) -> dict:
+        """The fields known before a case ran, for a record the supervisor writes for it: its pass and layout where
+        not forward and dense (the worker's plan), and a census case's own fields."""
+        return {**self.kinds.get(case_id, {}), **self.census_fields(case_id)}
 
     def census_fields(self, case_id: str) -> dict:
         """A census case's own record fields (op, dtype, what its database declares), from the manifest the
@@ -330,6 +336,7 @@ class Supervisor:
                 for line in lines:
                     event = decode(line)
                     if isinstance(event, Plan):
+                        self.kinds.update(event.kinds)
                         limit, started = run_budget.case_limit(self.cfg), time.monotonic()
                         timeline.update(event.times)
                         if self.keep_spare and self.spare is None:  # imports while this one runs
@@ -365,7 +372,7 @@ class Supervisor:
 
     def record_lost_case(self, end: WorkerEnd) -> None:
         case_id, function = end.in_flight  # type: ignore[misc]
-        rec = lost_cases.lost(self.cfg, end, self.module_of(case_id), self.census_fields(case_id))
+        rec = lost_cases.lost(self.cfg, end, self.module_of(case_id), self.case_fields(case_id))
         self.append(rec)
         self.emit(CaseEnd(case_id=case_id, function=function, outcome=rec["outcome"], category=rec["category"]))
 
@@ -373,13 +380,13 @@ class Supervisor:
         if end.in_flight is None:
             return
         case_id, function = end.in_flight
-        self.append(lost_cases.interrupted(end, self.module_of(case_id), self.census_fields(case_id)))
+        self.append(lost_cases.interrupted(end, self.module_of(case_id), self.case_fields(case_id)))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
     def cut_short(self, in_flight: Optional[Tuple[str, str]], restarts: int) -> int:
         """The budget ended: every planned case without a result is recorded as cut short, then the footer."""
         store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
-        cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0], self.module_of)
+        cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0], self.module_of, self.kinds)
         for rec in cut:
             self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome="interrupted"))
         self.write_footer(restarts)
