@@ -12,9 +12,30 @@ from portability_harness.records import schema, store
 from portability_harness.worker_process import WorkerEnd, describe_exit, log_tail
 
 
+def known_fields(cfg: Config, kinds: Dict[str, Dict[str, str]], case_id: str) -> Dict[str, Any]:
+    """The fields known before a case ran, for a record the supervisor writes for it: its pass and layout where not
+    forward and dense (the worker's plan, Plan.kinds), and a census case's own (op, dtype, what its database
+    declares: the manifest the worker wrote when it collected them)."""
+    fields = dict(kinds.get(case_id, {}))
+    if cfg.task == "census":
+        from portability_harness import census
+
+        fields.update(census.manifest_fields(cfg.out, case_id))
+    return fields
+
+
+def module_of(cfg: Config, case_id: str, fields: Dict[str, Any]) -> str:
+    """The module a record names: a census case's op, else its test file."""
+    if fields.get("op"):
+        from portability_harness import census
+
+        return f"{census.PREFIX}/{cfg.framework}/{fields['op']}"
+    return case_id.split("::")[0]
+
+
 def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str, Any]:
     """The failed record of the case in flight when the worker died (cut short where a quick pass's limit a case
-    stopped it); `fields`: a census case's own."""
+    stopped it); `fields`: what was known of it before it ran (known_fields)."""
     case_id, function = end.in_flight  # type: ignore[misc]
     if end.timed_out and run_budget.case_budget_first(cfg):
         return run_budget.cut(case_id, function, module, run_budget.CASE_BUDGET.format(cfg.case_budget_s), fields,

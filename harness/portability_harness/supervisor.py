@@ -107,28 +107,6 @@ class Supervisor:
             return [cases.__file__]
         return self.cfg.case_paths()
 
-    def case_fields(self, case_id: str) -> dict:
-        """The fields known before a case ran, for a record the supervisor writes for it: its pass and layout where
-        not forward and dense (the worker's plan), and a census case's own fields."""
-        return {**self.kinds.get(case_id, {}), **self.census_fields(case_id)}
-
-    def census_fields(self, case_id: str) -> dict:
-        """A census case's own record fields (op, dtype, what its database declares), from the manifest the
-        worker wrote when it collected them; other cases have none."""
-        if self.cfg.task != "census":
-            return {}
-        from portability_harness import census
-
-        return census.manifest_fields(self.cfg.out, case_id)
-
-    def module_of(self, case_id: str, fields: Optional[dict] = None) -> str:
-        fields = self.census_fields(case_id) if fields is None else fields
-        if fields.get("op"):
-            from portability_harness import census
-
-            return f"{census.PREFIX}/{self.cfg.framework}/{fields['op']}"
-        return case_id.split("::")[0]
-
     def check_compatible(self) -> None:
         """A framework build that cannot run on the cell's GPU ends the run before any case, as a verdict on the
         cell (Exit.INCOMPATIBLE_DEVICE) naming both sides; no results file is written."""
@@ -372,7 +350,8 @@ class Supervisor:
 
     def record_lost_case(self, end: WorkerEnd) -> None:
         case_id, function = end.in_flight  # type: ignore[misc]
-        rec = lost_cases.lost(self.cfg, end, self.module_of(case_id), self.case_fields(case_id))
+        fields = lost_cases.known_fields(self.cfg, self.kinds, case_id)
+        rec = lost_cases.lost(self.cfg, end, lost_cases.module_of(self.cfg, case_id, fields), fields)
         self.append(rec)
         self.emit(CaseEnd(case_id=case_id, function=function, outcome=rec["outcome"], category=rec["category"]))
 
@@ -380,13 +359,15 @@ class Supervisor:
         if end.in_flight is None:
             return
         case_id, function = end.in_flight
-        self.append(lost_cases.interrupted(end, self.module_of(case_id), self.case_fields(case_id)))
+        fields = lost_cases.known_fields(self.cfg, self.kinds, case_id)
+        self.append(lost_cases.interrupted(end, lost_cases.module_of(self.cfg, case_id, fields), fields))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
     def cut_short(self, in_flight: Optional[Tuple[str, str]], restarts: int) -> int:
         """The budget ended: every planned case without a result is recorded as cut short, then the footer."""
         store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
-        cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0], self.module_of, self.kinds)
+        cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0],
+                                lambda case_id, fields: lost_cases.module_of(self.cfg, case_id, fields), self.kinds)
         for rec in cut:
             self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome="interrupted"))
         self.write_footer(restarts)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from portability_harness import census, run_order
+from portability_harness import census, lost_cases, run_order
 from portability_harness.census import Case, Options, Rejected, Sample, Unchecked
 from portability_harness.protocol import Config, ConfigError
 from portability_harness.supervisor import Supervisor
@@ -144,12 +144,17 @@ def test_a_census_supervisor_collects_the_census_module_and_fills_lost_records(t
     assert command[-1].endswith("portability_harness/census/cases.py")
     c = Case("jax", "cumsum", "", "int8", {"cpu": True, "cuda": False, "tpu": True}, [], function="cumsum")
     census.write_manifest(str(out), [c])
-    assert sup.module_of(c.id) == "census/jax/cumsum"
-    assert sup.census_fields(c.id)["declared"] == {"cpu": True, "cuda": False, "tpu": True}
-    # A cases run has no census fields and keeps its module from the node id.
-    plain = Supervisor(Config(framework="jax", device="cpu", out=str(out), curated_root=str(tmp_path)), str(config),
-                       lambda e: None)
-    assert plain.census_fields(c.id) == {} and plain.module_of("jax/test_add.py::test_add[x]") == "jax/test_add.py"
+    fields = lost_cases.known_fields(cfg, {}, c.id)
+    assert lost_cases.module_of(cfg, c.id, fields) == "census/jax/cumsum"
+    assert fields["declared"] == {"cpu": True, "cuda": False, "tpu": True}
+    # A cases run has no census fields and keeps its module from the node id; a backward case's pass comes from
+    # the worker's plan.
+    plain = Config(framework="jax", device="cpu", out=str(out), curated_root=str(tmp_path))
+    case_id = "jax/test_add.py::test_add_backward[x]"
+    kinds = {case_id: {"pass": "backward", "layout": "dense"}}
+    assert lost_cases.known_fields(plain, kinds, c.id) == {}
+    assert lost_cases.known_fields(plain, kinds, case_id) == {"pass": "backward", "layout": "dense"}
+    assert lost_cases.module_of(plain, case_id, {}) == "jax/test_add.py"
     assert json.loads((tmp_path / "jax-cpu-current-census.census.json").read_text())[c.id]["function"] == "cumsum"
 
 
