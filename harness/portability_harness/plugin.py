@@ -7,7 +7,6 @@ calls; the worker's state, its start-up and the records they write are worker.py
 """
 from __future__ import annotations
 
-import atexit
 import faulthandler
 import os
 import re
@@ -22,7 +21,7 @@ from portability_harness import backward as gradients
 from portability_harness import case_kinds, device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
 from portability_harness.catalog import module_function
-from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Finished, Plan, Start
+from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Plan, Start
 from portability_harness.timing import calibrate, measure
 from portability_harness.worker import Worker
 from portability_harness.worker_process import RETIRED
@@ -300,14 +299,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         state.skip_reason = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
 
 
+def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
+    if _worker is not None:
+        _worker.internal_error(excinfo.value)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _worker is not None and _worker.writer is not None:
-        _worker.writer.sync()  # on the disk before the supervisor writes the footer
-        _worker.emit(Finished())
-        _worker.session = session
-        # Registered last, so that it runs first (atexit is last in, first out): before the handlers of what the
-        # worker imported (JAX's frees every executable it compiled: 3.5 s of a JAX repeat) and the teardown.
-        atexit.register(_worker.exit_without_teardown)
+        _worker.session_finished(session, exitstatus)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ start-up, its header and its per-case records and categories.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import fnmatch
 import getpass
@@ -25,7 +26,7 @@ from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config, Emitter, Error,
-                                          Exit)
+                                          Exit, Finished)
 from portability_harness.worker_process import log_lines
 from portability_harness.records import schema, store
 from portability_harness.timing import Policy
@@ -79,6 +80,24 @@ class Worker:
         for rec in waiting:  # what its collection found (a module that does not import), unless recorded by now
             if rec["case_id"] not in self.done:
                 self.write_record(rec)
+
+    def internal_error(self, e: BaseException) -> None:
+        """pytest ended the session on an exception of its own. One from writing (the log, the worker's stdout, on
+        a full disk) is the run's output error: said as such, never a finished run with cases missing."""
+        if isinstance(e, OSError):
+            self.emit(Error(reason=Exit.OUTPUT.name.lower(), message=str(write_error(self.cfg.log_path, e)),
+                            code=Exit.OUTPUT))
+
+    def session_finished(self, session: Any, exitstatus: int) -> None:
+        self.writer.sync()  # on the disk before the supervisor writes the footer
+        # Finished only where every case ran (failed ones included): a session pytest ended early (an internal
+        # error, an interruption) leaves the rest to the supervisor, which does not write the footer.
+        if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
+            self.emit(Finished())
+        self.session = session
+        # Registered last, so that it runs first (atexit is last in, first out): before the handlers of what the
+        # worker imported (JAX's frees every executable it compiled: 3.5 s of a JAX repeat) and the teardown.
+        atexit.register(self.exit_without_teardown)
 
     def exit_without_teardown(self) -> None:
         """A worker whose session has ended ends at once with pytest's status: the frameworks' exit handlers and the
