@@ -3,7 +3,7 @@ worker died (a crash, the per-case timeout, the memory limit) or when the run wa
 from __future__ import annotations
 
 import signal
-from typing import Any, Dict
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from portability_harness import classify as clf
 from portability_harness import run_budget
@@ -12,30 +12,31 @@ from portability_harness.records import schema, store
 from portability_harness.worker_process import WorkerEnd, describe_exit, log_tail
 
 
-def known_fields(cfg: Config, kinds: Dict[str, Dict[str, str]], case_id: str) -> Dict[str, Any]:
-    """The fields known before a case ran, for a record the supervisor writes for it: its pass and layout where not
-    forward and dense (the worker's plan, Plan.kinds), and a census case's own (op, dtype, what its database
-    declares: the manifest the worker wrote when it collected them)."""
-    fields = dict(kinds.get(case_id, {}))
+def describer(cfg: Config, kinds: Dict[str, Dict[str, str]]) -> Callable[[str], Tuple[str, Dict[str, Any]]]:
+    """case id -> (the module its record names, the fields known before it ran), for the records the supervisor
+    writes: its pass and layout where not forward and dense (the worker's plan, Plan.kinds), and a census case's
+    own (op, dtype, what its database declares: the manifest the worker wrote when it collected them, read once
+    here), whose module is its op."""
+    manifest: Optional[Dict[str, Any]] = None
     if cfg.task == "census":
         from portability_harness import census
 
-        fields.update(census.manifest_fields(cfg.out, case_id))
-    return fields
+        manifest = census.manifest(cfg.out)
 
+    def describe(case_id: str) -> Tuple[str, Dict[str, Any]]:
+        fields: Dict[str, Any] = dict(kinds.get(case_id, {}))
+        if manifest is not None:
+            fields.update(census.manifest_fields(cfg.out, case_id, manifest))
+            if fields.get("op"):
+                return f"{census.PREFIX}/{cfg.framework}/{fields['op']}", fields
+        return case_id.split("::")[0], fields
 
-def module_of(cfg: Config, case_id: str, fields: Dict[str, Any]) -> str:
-    """The module a record names: a census case's op, else its test file."""
-    if fields.get("op"):
-        from portability_harness import census
-
-        return f"{census.PREFIX}/{cfg.framework}/{fields['op']}"
-    return case_id.split("::")[0]
+    return describe
 
 
 def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str, Any]:
     """The failed record of the case in flight when the worker died (cut short where a quick pass's limit a case
-    stopped it); `fields`: what was known of it before it ran (known_fields)."""
+    stopped it); `fields`: what was known of it before it ran (describer)."""
     case_id, function = end.in_flight  # type: ignore[misc]
     if end.timed_out and run_budget.case_budget_first(cfg):
         return run_budget.cut(case_id, function, module, run_budget.CASE_BUDGET.format(cfg.case_budget_s), fields,

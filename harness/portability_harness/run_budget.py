@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from portability_harness.protocol import Config
 from portability_harness.records import schema, store
@@ -59,24 +59,17 @@ def cut(case_id: str, function: str, module: str, message: str, fields: Dict[str
 
 
 def record(cfg: Config, planned: Iterable[Sequence[str]], in_flight: Optional[str],
-           module_of: Callable[[str, Dict[str, Any]], str],
-           kinds: Optional[Dict[str, Dict[str, str]]] = None) -> List[Dict[str, Any]]:
+           describe: Callable[[str], Tuple[str, Dict[str, Any]]]) -> List[Dict[str, Any]]:
     """Append to cfg.out the cut-short record of each planned [case id, function] without a result, in the plan's
-    order, and return them; `module_of(case id, census fields)`: the module a record names; `kinds`: the plan's pass
-    and layout of its cases that are not forward and dense (Plan.kinds)."""
-    known: Dict[str, Any] = {}
-    if cfg.task == "census":
-        from portability_harness import census
-
-        known = census.manifest(cfg.out)  # read once, not once a case
+    order, and return them; `describe(case id)`: the module its record names and the fields known before it ran
+    (lost_cases.describer)."""
     done = store.read(cfg.out).done
     out = []
     for case_id, function in planned:
         if case_id in done:
             continue
-        fields = census.manifest_fields(cfg.out, case_id, known) if cfg.task == "census" else {}
-        out.append(cut(case_id, function, module_of(case_id, fields), STOPPED if case_id == in_flight else NOT_STARTED,
-                       {**(kinds or {}).get(case_id, {}), **fields}, "run"))
+        module, fields = describe(case_id)
+        out.append(cut(case_id, function, module, STOPPED if case_id == in_flight else NOT_STARTED, fields, "run"))
     with store.Writer(cfg.out) as writer:
         for rec in out:
             writer.append(rec)

@@ -350,8 +350,7 @@ class Supervisor:
 
     def record_lost_case(self, end: WorkerEnd) -> None:
         case_id, function = end.in_flight  # type: ignore[misc]
-        fields = lost_cases.known_fields(self.cfg, self.kinds, case_id)
-        rec = lost_cases.lost(self.cfg, end, lost_cases.module_of(self.cfg, case_id, fields), fields)
+        rec = lost_cases.lost(self.cfg, end, *lost_cases.describer(self.cfg, self.kinds)(case_id))
         self.append(rec)
         self.emit(CaseEnd(case_id=case_id, function=function, outcome=rec["outcome"], category=rec["category"]))
 
@@ -359,15 +358,14 @@ class Supervisor:
         if end.in_flight is None:
             return
         case_id, function = end.in_flight
-        fields = lost_cases.known_fields(self.cfg, self.kinds, case_id)
-        self.append(lost_cases.interrupted(end, lost_cases.module_of(self.cfg, case_id, fields), fields))
+        self.append(lost_cases.interrupted(end, *lost_cases.describer(self.cfg, self.kinds)(case_id)))
         self.emit(CaseEnd(case_id=case_id, function=function, outcome="interrupted"))
 
     def cut_short(self, in_flight: Optional[Tuple[str, str]], restarts: int) -> int:
         """The budget ended: every planned case without a result is recorded as cut short, then the footer."""
         store.repair(self.cfg.out)  # a worker killed mid-write may have left a torn line
         cut = run_budget.record(self.cfg, self.budget.planned, in_flight and in_flight[0],
-                                lambda case_id, fields: lost_cases.module_of(self.cfg, case_id, fields), self.kinds)
+                                lost_cases.describer(self.cfg, self.kinds))
         for rec in cut:
             self.emit(CaseEnd(case_id=rec["case_id"], function=rec["function"], outcome="interrupted"))
         self.write_footer(restarts)

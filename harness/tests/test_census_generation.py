@@ -144,17 +144,16 @@ def test_a_census_supervisor_collects_the_census_module_and_fills_lost_records(t
     assert command[-1].endswith("portability_harness/census/cases.py")
     c = Case("jax", "cumsum", "", "int8", {"cpu": True, "cuda": False, "tpu": True}, [], function="cumsum")
     census.write_manifest(str(out), [c])
-    fields = lost_cases.known_fields(cfg, {}, c.id)
-    assert lost_cases.module_of(cfg, c.id, fields) == "census/jax/cumsum"
+    module, fields = lost_cases.describer(cfg, {})(c.id)
+    assert module == "census/jax/cumsum"
     assert fields["declared"] == {"cpu": True, "cuda": False, "tpu": True}
     # A cases run has no census fields and keeps its module from the node id; a backward case's pass comes from
     # the worker's plan.
     plain = Config(framework="jax", device="cpu", out=str(out), curated_root=str(tmp_path))
     case_id = "jax/test_add.py::test_add_backward[x]"
-    kinds = {case_id: {"pass": "backward", "layout": "dense"}}
-    assert lost_cases.known_fields(plain, kinds, c.id) == {}
-    assert lost_cases.known_fields(plain, kinds, case_id) == {"pass": "backward", "layout": "dense"}
-    assert lost_cases.module_of(plain, case_id, {}) == "jax/test_add.py"
+    describe = lost_cases.describer(plain, {case_id: {"pass": "backward", "layout": "dense"}})
+    assert describe(c.id)[1] == {}
+    assert describe(case_id) == ("jax/test_add.py", {"pass": "backward", "layout": "dense"})
     assert json.loads((tmp_path / "jax-cpu-current-census.census.json").read_text())[c.id]["function"] == "cumsum"
 
 
