@@ -25,7 +25,7 @@ import statistics
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
@@ -39,7 +39,7 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task")
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 
 
 @dataclass
@@ -77,11 +77,18 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
         wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
     else:  # records of before the footer's times: the cases alone
         wall = cases_s
+    # The first worker's start-up (importing the framework, collecting the cases) is in the wall unless it started
+    # on standby, while the repeat before ran (runner.scheduler): kept apart, so that either kind is predicted.
+    first = (footer.get("workers") or [{}])[0]
+    startup = max(0.0, first["running"] - first["spawned"]) if "running" in first and "spawned" in first else 0.0
+    standby = bool(first.get("standby"))
     key = {k: header.get(k) for k in HOST_KEY}
     key.update(task=header.get("task") or "cases", compiler=header.get("compiler") or "eager",
                quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)
-    return {"key": key, "host": header.get("host"), "wall_s": wall, "fixed_s": max(0.0, wall - cases_s),
-            "functions": functions, "calibration_s": statistics.median(calibrations) if calibrations else None}
+    alone = wall - (0.0 if standby else startup)  # the wall as a repeat started on standby would have it
+    return {"key": key, "host": header.get("host"), "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
+            "startup_s": startup, "functions": functions,
+            "calibration_s": statistics.median(calibrations) if calibrations else None}
 
 
 class History:
@@ -146,7 +153,7 @@ class History:
                 return Expected(_median_prediction(found, functions, want), "this host")
         found = _matching(self.reference, want, REFERENCE_KEY)
         if found:
-            scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f,
+            scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()})
                       for s in found for f in [_scale(s, calibration_s)]]
             return Expected(_median_prediction(scaled, functions, want), "reference")
@@ -154,12 +161,13 @@ class History:
 
 
 def setup(image: str, profile: str, framework: str, device: str, compiler: str, mode: str, quick: bool, task: str,
-          later: bool) -> Dict[str, Any]:
+          later: bool, standby: bool = False) -> Dict[str, Any]:
     """The facts (HOST_KEY) of a repeat to expect; `later`: not its cell's first in the run, so that its first calls
-    may be served by the caches the first one filled, where a cache serves the cell (compile_caches.served)."""
+    may be served by the caches the first one filled, where a cache serves the cell (compile_caches.served);
+    `standby`: its worker starts up while the repeat before it runs, out of its wall."""
     cfg = Config(framework=framework, device=device, out="", curated_root="", mode=mode, compiler=compiler, task=task)
     return {"image": image, "profile": profile, "framework": framework, "device": device, "compiler": compiler,
-            "mode": mode, "quick": quick, "task": task, "cached": later and served(cfg)}
+            "mode": mode, "quick": quick, "task": task, "cached": later and served(cfg), "standby": standby}
 
 
 def default(want: Dict[str, Any], functions: Optional[List[str]]) -> float:
@@ -179,12 +187,13 @@ def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str
 
 
 def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
-    """What the repeat `s` says of a repeat running `functions`: its fixed part, and each function's cases (one it
-    did not run: the median of those it did)."""
+    """What the repeat `s` says of a repeat running `functions`: its fixed part, each function's cases (one it did
+    not run: the median of those it did), and its start-up unless the repeat will start on standby."""
+    startup = 0.0 if want.get("standby") else s["startup_s"]
     if functions is None or not s["functions"]:
-        return s["wall_s"] if s["functions"] or functions is None else default(want, functions)
+        return s["wall_s"] + startup if s["functions"] or functions is None else default(want, functions)
     typical = statistics.median(s["functions"].values())
-    return s["fixed_s"] + sum(s["functions"].get(f, typical) for f in functions)
+    return s["fixed_s"] + startup + sum(s["functions"].get(f, typical) for f in functions)
 
 
 def _scale(s: Dict[str, Any], calibration_s: Optional[float]) -> float:

@@ -75,11 +75,12 @@ def test_this_hosts_earlier_repeats_come_first_each_cold_or_cached_as_it_ran(ven
     for repeat, later in ((1, False), (2, True)):  # the first repeat cold, the second served by its caches
         contents = store.read(str(results / "run" / f"jax-cpu-current-r{repeat}.jsonl"))
         wall = contents.footer["supervisor_ended_at"] - contents.footer["supervisor_started_at"]
-        both = history.expect(estimate.setup(**jax, later=later), ["jax.numpy.add", "jax.lax.erf"], None)
+        both = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add", "jax.lax.erf"],
+                              None)
         assert both.source == "this host" and both.seconds == pytest.approx(wall)
         add = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.numpy.add")
         erf = sum(c["duration_s"] for c in contents.cases if c["function"] == "jax.lax.erf")
-        one = history.expect(estimate.setup(**jax, later=later), ["jax.numpy.add"], None)
+        one = history.expect(estimate.setup(**jax, later=later, standby=later), ["jax.numpy.add"], None)
         assert one.seconds == pytest.approx(wall - erf) and add > 0
 
 
