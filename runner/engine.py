@@ -1,23 +1,27 @@
-"""Runs planned cells into a RunDir, one after another on this host (never side by side: a neighbour would
-disturb the timings). Each repeat's harness is started by runner.scheduler, which owns what starts when (the
-environments built ahead, the next repeat on standby, the compilers' caches); this records each cell's state; a
-cell that fails is recorded and the run goes on with the next. A signal
+"""Runs planned cells into a RunDir on this host: the timing cells one after another (never two side by side: a
+neighbour would disturb the timings), and with lanes the verdict cells beside them on CPUs of their own
+(runner.lanes). Each repeat's harness is started by runner.scheduler, which owns what starts when (the
+environments built ahead, the next repeat on standby, the compilers' caches, the lanes); this records each cell's
+state and wall; a cell that fails is recorded and the run goes on with the next. A signal
 (errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
 are marked interrupted and --resume continues them.
 """
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from contextlib import AbstractContextManager, closing
-from typing import Callable, Protocol
+from typing import Callable, Optional, Protocol
 
 from portability_harness.protocol import Event
 
-from runner.backends.base import CellIncompatible
+from runner.backends.base import STOP_WAIT_S, CellIncompatible
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 from runner.project import Project
 from runner.rundir import CellState, RunDir
+from runner.lanes import available_cpus, pin
 from runner.scheduler import Scheduler
 
 
@@ -29,9 +33,10 @@ class Display(Protocol):
     def log(self, message: str) -> None: ...
 
 
-# display(cell, repeat, index, total, remaining_s) -> a context manager giving the Display of that repeat;
-# remaining_s: what the run is expected to take from the repeat's start on (runner.estimate)
-DisplayFactory = Callable[[Cell, int, int, int, float], AbstractContextManager]
+# display(cell, repeat, index, total, remaining_s, lane) -> a context manager giving the Display of that repeat;
+# remaining_s: what the run is expected to take from the repeat's start on (runner.estimate); index and total count
+# the cells of its lane (runner.lanes; 0: the timing cells)
+DisplayFactory = Callable[[Cell, int, int, int, float, int], AbstractContextManager]
 # after(cell, states): a cell ended; every cell's state as it stands
 After = Callable[[Cell, list[CellState]], None]
 
@@ -43,46 +48,91 @@ def ignore(cell: Cell, states: list[CellState]) -> None:
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
         on_error: Callable[[Cell, str], None] = lambda c, e: None,
         ahead: Callable[[str], None] = lambda message: None,
-        after: After = ignore) -> dict:
+        after: After = ignore, lanes: int = 1) -> dict:
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end. The later cells'
     environments are built while the first ones run (runner.scheduler), telling `ahead` how that goes; `after`
     is told of each cell that ended (done, failed or incompatible; not one a stop interrupted), with every
-    cell's state."""
+    cell's state. With `lanes` above 1, verdict cells run beside the timing cells (runner.lanes)."""
     with rundir.running(cells, resume) as run:
-        with Scheduler(project, rundir, [s.cell for s in run.todo], ahead) as scheduler:
-            _run_cells(scheduler, run.todo, run, rundir, display, on_error, after)
+        with Scheduler(project, rundir, [s.cell for s in run.todo], ahead, lanes) as scheduler:
+            Lanes(scheduler, run, rundir, display, on_error, after).run()
     return run.merged
 
 
-def _run_cells(scheduler: Scheduler, todo: list[CellState], run, rundir: RunDir, display: DisplayFactory,
-               on_error: Callable[[Cell, str], None], after: After) -> None:
-    for index, state in enumerate(todo, 1):
-        state.status, state.reason = "running", None
-        state.expected_s, state.wall_s = scheduler.expected_s(state.cell), None
-        rundir.save(run.states)
+class Lanes:
+    """The run's lanes: lane 0 in this thread, each other one in a thread of its own on its CPUs; the cells'
+    states are saved by one lane at a time."""
+
+    def __init__(self, scheduler: Scheduler, run, rundir: RunDir, display: DisplayFactory,
+                 on_error: Callable[[Cell, str], None], after: After):
+        self.scheduler, self.run_, self.rundir, self.display = scheduler, run, rundir, display
+        self.on_error, self.after = on_error, after
+        by_key = {s.cell.key: s for s in run.todo}
+        self.states = [[by_key[c.key] for c in cells] for cells in scheduler.lanes]
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        threads = [threading.Thread(target=self.lane, args=(i,), name=f"lane {i}", daemon=True)
+                   for i in range(1, len(self.states)) if self.states[i]]
+        main = pinned(self.scheduler.cpus[0])
+        try:
+            for thread in threads:
+                thread.start()
+            self.lane(0)
+            for thread in threads:
+                thread.join()
+        except Stopped:
+            self.stopping.set()  # each lane stops its harness at its next event, which records the case in flight
+            for thread in threads:
+                thread.join(STOP_WAIT_S)
+            raise
+        finally:
+            pinned(main)
+
+    def lane(self, number: int) -> None:
+        pinned(self.scheduler.cpus[number])
+        todo = self.states[number]
+        for index, state in enumerate(todo, 1):
+            if self.stopping.is_set():
+                return
+            try:
+                self.cell(state, lambda repeat, begun: self.display(
+                    state.cell, repeat, index, len(todo), self.scheduler.remaining_s(state.cell, begun), number))
+            except Stopped:
+                if number == 0:
+                    raise
+                return
+
+    def cell(self, state: CellState, display: Callable[[int, int], AbstractContextManager]) -> None:
+        with self.lock:
+            state.status, state.reason = "running", None
+            state.expected_s, state.wall_s = self.scheduler.expected_s(state.cell), None
+            self.rundir.save(self.run_.states)
         started = time.monotonic()
         try:
-            run_cell(scheduler, state, rundir, lambda repeat, begun: display(
-                state.cell, repeat, index, len(todo), scheduler.remaining_s(state.cell, begun)))
-            state.status, state.reason = rundir.ended(state)
+            run_cell(self.scheduler, state, self.rundir, display, self.stopping)
+            state.status, state.reason = self.rundir.ended(state)
         except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
             state.status, state.reason = "incompatible", str(e)
-            state.files = [f for f in state.files if (rundir.path / f).exists()]  # none was written
+            state.files = [f for f in state.files if (self.rundir.path / f).exists()]  # none was written
         except UserError as e:  # one failed cell is recorded; the run goes on
             state.status, state.reason = "failed", str(e)
-            on_error(state.cell, str(e))
+            self.on_error(state.cell, str(e))
         except Stopped:
             state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
             raise
         finally:
             state.wall_s = round(time.monotonic() - started, 1)
-            rundir.save(run.states)
-            rundir.publish(run.states)
-        after(state.cell, run.states)
+            with self.lock:
+                self.rundir.save(self.run_.states)
+                self.rundir.publish(self.run_.states)
+        self.after(state.cell, self.run_.states)
 
 
 def run_cell(scheduler: Scheduler, state: CellState, rundir: RunDir,
-             display: Callable[[int, int], AbstractContextManager]) -> None:
+             display: Callable[[int, int], AbstractContextManager],
+             stopping: Optional[threading.Event] = None) -> None:
     """Every repeat of one cell that has not finished in this folder yet, as the scheduler starts them; `display`
     (repeat, repeats begun before it in this run) gives each one's live view."""
     cell = state.cell
@@ -97,3 +147,12 @@ def run_cell(scheduler: Scheduler, state: CellState, rundir: RunDir,
                 with closing(repeats.events(repeat, out, d.log)) as events:
                     for event in events:
                         d(event)
+                        if stopping is not None and stopping.is_set():  # another lane was stopped by a signal
+                            raise Stopped(signal.SIGTERM)
+
+
+def pinned(cpus: Optional[list[int]]) -> Optional[list[int]]:
+    """Pin the calling thread to `cpus` (None: leave it); returns the CPUs it had."""
+    before = available_cpus()
+    pin(cpus)
+    return before

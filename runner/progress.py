@@ -89,6 +89,33 @@ class CellProgress:
         self.progress.__exit__(*exc)
 
 
+class LaneProgress:
+    """A repeat in a lane beside the timing cells (runner.lanes): no live bar (one live display at a time), a line
+    as it starts and one as it ends."""
+
+    def __init__(self, console: Console, label: str, lane: int):
+        self.console, self.label, self.lane = console, label, lane
+        self.done = self.failed = 0
+        self.started = time.monotonic()
+
+    def __enter__(self) -> "LaneProgress":
+        self.log("started")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.log(f"ended after {format_wall(time.monotonic() - self.started)}: {self.done} cases, {self.failed} failed")
+
+    def log(self, message: str) -> None:
+        self.console.print(f"[dim]lane {self.lane}, {self.label}: {message}", highlight=False)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, CaseEnd):
+            self.done += 1
+            self.failed += event.outcome == "failed"
+        elif isinstance(event, (Restart, Notice)):
+            self.log(getattr(event, "reason", "") or getattr(event, "message", ""))
+
+
 class ClusterProgress:
     """A cluster run: the matrix bar and a line per cell repeat running on a node."""
 

@@ -10,9 +10,11 @@ started, and ended, here:
   repeat's wall begins at its first case. Where an environment cannot start a harness ahead (a container, a Ray
   node) or is not built yet, the repeat starts up in its own time;
 - the compilers' caches a cell's repeats share (RunDir.caches): its first repeat in the run compiles from empty
-  ones and fills them, the later ones reuse them (the harness's compile_caches.py); removed with the cell.
+  ones and fills them, the later ones reuse them (the harness's compile_caches.py); removed with the cell;
+- the lanes (runner.lanes): which cells run beside the timing cells, on which CPUs;
+- and it says beforehand what each repeat is expected to take (runner.estimate).
 
-Only one repeat runs at a time: a repeat started ahead waits, imported, until its turn.
+Only one timing repeat runs at a time: a repeat started ahead waits, imported, until its turn.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from portability_harness.protocol import Config, Event, Plan
 from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
+from runner.lanes import assign, available_cpus, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -35,24 +38,41 @@ from runner.rundir import RunDir
 Log = Callable[[str], None]
 
 
-def expected(project: Project, cells: list[Cell], rundir: Optional[RunDir] = None) -> dict[str, list[estimate.Expected]]:
-    """Per runnable cell (by key): the expected wall of each repeat it will run (those not finished in `rundir`),
-    from this host's earlier runs, else the reference runs scaled by this host's speed (runner.estimate). Every
-    repeat but the run's first starts up on standby while the one before runs, where its backend can (not in a
-    container): its start-up is left out of its wall."""
+def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir] = None
+             ) -> dict[str, list[estimate.Expected]]:
+    """Per runnable cell (by key) of each lane (runner.lanes, lane 0 first): the expected wall of each repeat it
+    will run (those not finished in `rundir`), from this host's earlier runs, else the reference runs scaled by this
+    host's speed (runner.estimate). Every repeat of lane 0 but its first starts up on standby while the one before
+    runs, where its backend can (not in a container): its start-up is left out of its wall."""
     history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
     calibration = estimate.calibration_now()
-    out = {}
-    begun = 0  # repeats of the run before the cell's
-    for cell in (c for c in cells if c.runnable):
-        repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
-        names = estimate.selected(project.functions(cell.framework), cell.functions) if cell.task == "cases" else None
-        out[cell.key] = [history.expect(estimate.setup(
-            cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick, cell.task,
-            later=i > 0, standby=cell.backend != "docker" and begun + i > 0), names, calibration)
-            for i in range(len(repeats))]
-        begun += len(repeats)
-    return within_budget(cells, out)
+    out: dict[str, list[estimate.Expected]] = {}
+    for number, cells in enumerate(lanes):
+        walls: dict[str, list[estimate.Expected]] = {}
+        begun = 0  # repeats of the lane before this one
+        for cell in (c for c in cells if c.runnable):
+            repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
+            names = estimate.selected(project.functions(cell.framework), cell.functions) \
+                if cell.task == "cases" else None
+            ahead = number == 0 and cell.backend != "docker"
+            walls[cell.key] = [history.expect(estimate.setup(
+                cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick,
+                cell.task, later=i > 0, standby=ahead and begun + i > 0), names, calibration)
+                for i in range(len(repeats))]
+            begun += len(repeats)
+        out.update(within_budget(cells, walls))  # the lanes run side by side: each spends the budget on its own
+    return out
+
+
+def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> str:
+    """The expected total of the run's repeats (estimate.describe) and, with lanes side by side, its wall: the
+    longest lane's."""
+    text = estimate.describe([e for repeats in walls.values() for e in repeats])
+    per_lane = [sum(e.seconds for c in cells for e in walls.get(c.key, [])) for cells in lanes]
+    if sum(1 for seconds in per_lane if seconds) > 1:
+        text += (f"; in {len(lanes)} lanes side by side, about {estimate.format_wall(max(per_lane))} "
+                 f"(the longest lane)")
+    return text
 
 
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
@@ -96,14 +116,34 @@ class _Started:
 
 
 class Scheduler:
-    """The run's cells, in order: `cell(c)` runs one of them; entered, the later cells' environments are built
-    ahead; left, whatever was started ahead is ended."""
+    """The run's cells, in order, in `lanes` (runner.lanes: lane 0 the timing cells, the others verdict cells beside
+    them): `cell(c)` runs one of them; entered, the later cells' environments are built ahead; left, whatever was
+    started ahead is ended."""
 
-    def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log):
-        self.project, self.rundir, self.cells, self.log = project, rundir, cells, log
-        self.prefetch = Prefetch(project, cells[1:], rundir, log)
+    def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1):
+        self.project, self.rundir, self.log = project, rundir, log
+        self.cpus: list[Optional[list[int]]] = list(split(available_cpus(), lanes)) if lanes > 1 else [None]
+        self.lanes = assign(cells, len(self.cpus))
+        self.cells = self.lanes[0]  # the timing cells, one after another, each repeat's successor started ahead
+        firsts = {lane[0].key for lane in self.lanes if lane}
+        self.prefetch = Prefetch(project, [c for lane in self.lanes for c in lane if c.key not in firsts], rundir, log)
         self.started: Optional[_Started] = None  # the one repeat started ahead, if any
-        self.expected = expected(project, cells, rundir)
+        self.expected = expected(project, self.lanes, rundir)
+        self.running: dict[int, str] = {}  # lane -> the key of the cell it runs
+        self.began = time.monotonic()
+
+    def lane_of(self, cell: Cell) -> int:
+        return next((i for i, lane in enumerate(self.lanes) if any(c.key == cell.key for c in lane)), 0)
+
+    def config(self, cell: Cell, environment: Environment, repeat: int, out: Path, filled: bool) -> Config:
+        """The repeat's config; with lanes, its header says which lane ran it, on which CPUs, and what the other
+        lanes ran as it started."""
+        cfg = config(self.project, self.rundir, cell, environment, repeat, out, filled)
+        if len(self.lanes) > 1:
+            lane = self.lane_of(cell)
+            cfg.engine = {"name": "local", "lane": lane, "lanes": len(self.lanes), "cpus": self.cpus[lane],
+                          "beside": sorted(key for other, key in self.running.items() if other != lane)}
+        return cfg
 
     def expected_s(self, cell: Cell) -> Optional[float]:
         """The cell's pending repeats' expected wall."""
@@ -111,14 +151,20 @@ class Scheduler:
         return sum(e.seconds for e in walls) if walls else None
 
     def remaining_s(self, cell: Cell, begun: int) -> float:
-        """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on."""
-        keys = [c.key for c in self.cells]
+        """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
+        lane's rest, or another lane's where that one is expected to end later."""
+        lane = self.lane_of(cell)
+        keys = [c.key for c in self.lanes[lane]]
         later = keys[keys.index(cell.key) + 1:] if cell.key in keys else []
-        return sum(e.seconds for e in self.expected.get(cell.key, [])[begun:]) + sum(
+        own = sum(e.seconds for e in self.expected.get(cell.key, [])[begun:]) + sum(
             e.seconds for key in later for e in self.expected.get(key, []))
+        elapsed = time.monotonic() - self.began
+        others = [sum(e.seconds for c in cells for e in self.expected.get(c.key, [])) - elapsed
+                  for i, cells in enumerate(self.lanes) if i != lane]
+        return max([own, *others])
 
     def __enter__(self) -> "Scheduler":
-        self.log(estimate.describe([e for walls in self.expected.values() for e in walls]))
+        self.log(describe(self.lanes, self.expected))
         self.prefetch.__enter__()
         return self
 
@@ -142,7 +188,7 @@ class Scheduler:
     # --- the repeat started ahead -------------------------------------------------------------------------------
 
     def start(self, cell: Cell, environment: Environment, repeat: int, out: Path, filled: bool) -> None:
-        standby = environment.standby(config(self.project, self.rundir, cell, environment, repeat, out, filled))
+        standby = environment.standby(self.config(cell, environment, repeat, out, filled))
         if standby is not None:
             self.started = _Started(cell, repeat, environment, standby)
 
@@ -192,13 +238,17 @@ class CellRun:
         self.todo = pending(scheduler.rundir, cell)
         self.environment: Optional[Environment] = None
         self.ran = 0  # repeats begun in this run
+        self.lane = scheduler.lane_of(cell)
 
     def __enter__(self) -> "CellRun":
-        self.environment = self.s.adopt(self.cell)
+        self.s.running[self.lane] = self.cell.key
+        self.environment = self.s.adopt(self.cell) if self.lane == 0 else None
         return self
 
     def __exit__(self, *exc) -> None:
-        self.s.drop(self.cell)  # this cell's next repeat, where this one failed or was stopped
+        self.s.running.pop(self.lane, None)
+        if self.lane == 0:
+            self.s.drop(self.cell)  # this cell's next repeat, where this one failed or was stopped
         if self.environment is not None:
             self.environment.close()
         shutil.rmtree(self.s.rundir.caches(self.cell), ignore_errors=True)
@@ -212,14 +262,15 @@ class CellRun:
         s, cell = self.s, self.cell
         self.environment = self.environment or self.backend.prepare(cell, log, s.rundir.install_log(cell))
         filled, self.ran = self.ran > 0, self.ran + 1
-        standby = s.take(cell, repeat)
-        run = standby.events() if standby else self.environment.run(
-            config(s.project, s.rundir, cell, self.environment, repeat, out, filled))
-        after = [r for r in self.todo if r[0] > repeat]
+        standby = s.take(cell, repeat) if self.lane == 0 else None
+        run = standby.events() if standby else self.environment.run(s.config(cell, self.environment, repeat, out,
+                                                                              filled))
+        # Only lane 0 starts a repeat ahead: the other lanes' few CPUs have none to spare.
+        after = [r for r in self.todo if r[0] > repeat] if self.lane == 0 else []
         with closing(run) as events:
             for event in events:
                 yield event
                 if isinstance(event, Plan) and after:
                     s.start(cell, self.environment, *after[0], filled=True)
-                elif isinstance(event, Plan) and s.following(cell) is not None:
+                elif isinstance(event, Plan) and self.lane == 0 and s.following(cell) is not None:
                     s.start_next(s.following(cell))  # type: ignore[arg-type]

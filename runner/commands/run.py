@@ -18,17 +18,21 @@ from rich.markup import escape
 from rich.table import Table
 
 from runner import backends, engine, estimate, images, scheduler, view
+from runner import lanes as lanes_
 from runner.cell import Cell
 from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, QUICK_BUDGET_HELP, console, err
 from runner.errors import Stopped, UserError
 from runner.plan import Options, plan
-from runner.progress import CellProgress, ClusterProgress
+from runner.progress import CellProgress, ClusterProgress, LaneProgress
 from runner.project import Project, checkout
 from runner.rundir import RunDir
 
 
-def _display(cell: Cell, repeat: int, index: int, total: int, remaining_s: float) -> CellProgress:
+def _display(cell: Cell, repeat: int, index: int, total: int, remaining_s: float,
+             lane: int) -> CellProgress | LaneProgress:
     label = cell.label + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
+    if lane:
+        return LaneProgress(console, label, lane)
     return CellProgress(console, label, overall=(index, total) if total > 1 else None, remaining_s=remaining_s)
 
 
@@ -79,7 +83,7 @@ def resume_command(rundir: RunDir) -> str:
 
 
 def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None,
-         cell_table=_cell_table, after: engine.After = engine.ignore) -> None:
+         cell_table=_cell_table, after: engine.After = engine.ignore, lanes: int = 1) -> None:
     """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py); then print
     each results file with `cell_table` and the summary. `after` is told of each cell that ended here."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
@@ -93,7 +97,7 @@ def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool,
         if address is None:
             merged = engine.run(project, cells, rundir, resume, _display, on_error,
                                 ahead=lambda message: console.print(f"[dim]{escape(message)}", highlight=False),
-                                after=after)
+                                after=after, lanes=lanes)
         else:
             from runner import ray_engine
 
@@ -229,6 +233,9 @@ def run_matrix(
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     resume: bool = typer.Option(False, help="continue a killed matrix run in the same --out"),
     dry_run: bool = typer.Option(False, "--dry-run", help="list the cells, their backend and why any cannot run"),
+    lanes: Optional[int] = typer.Option(None, help="run verdict cells (the TPU model's xla-cpu cells, a census) "
+                                        "beside the timing cells in this many lanes of CPUs  [default: 1 below 4 "
+                                        "CPUs, else 2]"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=CURATED_HELP),
     engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
@@ -244,14 +251,17 @@ def run_matrix(
                                   quick_budget_s=_budget(quick_budget),
                                   extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True),
                                   tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
+    lanes_count = lanes_.default_lanes(len(lanes_.available_cpus())) if lanes is None else lanes
+    lanes_.split(lanes_.available_cpus(), lanes_count)  # a lane count this host cannot give: one line, before anything
     if dry_run:
         if address is not None:
             from runner import ray_engine
 
             cells = ray_engine.plan_on(address, cells)
-        walls = scheduler.expected(project, cells)
+        by_lane = lanes_.assign([c for c in cells if c.runnable], lanes_count)
+        walls = scheduler.expected(project, by_lane)
         t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
-                  caption=estimate.describe([e for repeats in walls.values() for e in repeats]))
+                  caption=scheduler.describe(by_lane, walls))
         for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
                     "expected", "reason"):
             t.add_column(col, overflow="fold")
@@ -268,11 +278,12 @@ def run_matrix(
             elif c.runnable and c.device == "cuda" and not address:
                 will, reason = _compatibility(c, project)
             expected = sum(e.seconds for e in walls[c.key]) if will == "run" else None
+            will += next((f" in lane {n}" for n, lane in enumerate(by_lane) if n and will == "run" and c in lane), "")
             t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will,
                       estimate.format_wall(expected), reason)
         console.print(t)
         return
-    _run(project, cells, out, resume, address)
+    _run(project, cells, out, resume, address, lanes=lanes_count)
 
 
 def _budget(value: Optional[float]) -> Optional[float]:

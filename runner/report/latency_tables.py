@@ -117,3 +117,13 @@ def function_latency(r: Results) -> pd.DataFrame:
     """Per function and setup: the median over its passed cases of each case's warm median (Figure 2)."""
     f = functions(r)
     return f[f["warm_median_s"].notna()][[*KEYS, "function", "warm_median_s"]].reset_index(drop=True)
+
+
+def beside(r: Results) -> pd.DataFrame:
+    """The repeats measured while another lane of the run ran beside them (runner matrix --lanes): their latencies
+    shared the host's memory bandwidth and caches with a neighbour."""
+    flagged = r.cases[r.cases["beside"] != ""]
+    rows = [{"framework": fw, "target": t, "repeat": repeat, "beside": b, "cases": len(g),
+             "passed": int((g["outcome"] == "passed").sum())}
+            for (fw, t, repeat, b), g in flagged.groupby([*KEYS, "repeat", "beside"], sort=False)]
+    return pd.DataFrame(rows, columns=[*KEYS, "repeat", "beside", "cases", "passed"])

@@ -77,11 +77,12 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     packages: dict[str, list[str]] = {}
     headers: dict[str, dict[str, Any]] = {}
     old_schema = set()
+    spans: dict[str, tuple] = {}  # a file run in a lane (runner.lanes): (run_id, host, lane, start, end, image)
     for source in sources:
         files, source_cells = _files(source, notes)
         cells += source_cells
         for path in files:
-            header = _read_file(path, notes, rows, samples, census_rows)
+            header = _read_file(path, notes, rows, samples, census_rows, spans)
             if header is None:
                 continue
             if header.get("packages_fingerprint"):
@@ -106,6 +107,8 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     cases = pd.DataFrame(rows, columns=None if rows else [*SETUP_FIELDS, "file", "repeat", "run_id", "quick",
                                                             "position", *RUN_FIELDS, "numerics", *CASE_FIELDS])
     cases["target"] = _target_labels(cases) if rows else pd.Series(dtype=object)
+    beside = _beside(spans)
+    cases["beside"] = cases["file"].map(lambda f: beside.get(f, "")) if rows else pd.Series(dtype=object)
     census = pd.DataFrame(census_rows)
     if census_rows:
         census["target"] = _target_labels(census)
@@ -142,10 +145,25 @@ def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, A
     return rundir.result_files(), cells
 
 
+def _beside(spans: dict[str, tuple]) -> dict[str, str]:
+    """Per file run in a lane: the images another lane of the same run ran while it ran ("" where none did)."""
+    out = {}
+    for path, (run_id, host, lane, start, end, _) in spans.items():
+        out[path] = ", ".join(sorted({o[5] for p, o in spans.items() if p != path and o[:2] == (run_id, host)
+                                      and o[2] != lane and o[3] < end and start < o[4]}))
+    return out
+
+
 def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool,
-               census_rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+               census_rows: list[dict[str, Any]] | None = None,
+               spans: dict[str, tuple] | None = None) -> dict[str, Any] | None:
     contents = store.read(str(path))
     header = contents.header
+    lane = ((header or {}).get("engine") or {}).get("lane")
+    footer = contents.footer or {}
+    if spans is not None and lane is not None and footer.get("supervisor_ended_at"):
+        spans[str(path)] = (header.get("run_id"), header.get("host"), lane, footer["supervisor_started_at"],
+                            footer["supervisor_ended_at"], header.get("image"))
     notes += [f"{path}: {p}" for p in contents.problems()]
     if header is None:
         if contents.records or contents.torn or contents.damaged:

@@ -57,6 +57,10 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
         measurement_sections.precision(r, figure_dir),
         measurement_sections.spread(r),
         accelerator_state.section(r),
+        _listing("Measured beside another lane", latency_tables.beside(r),
+                 "Repeats that ran while verdict work ran in another lane beside them (runner matrix --lanes), each "
+                 "on CPUs of its own: their latencies may differ from a repeat measured alone.",
+                 "No repeat was measured while another lane ran beside it."),
         _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's, or off "
                  "the compiler (a torch_xla op run on the CPU, a TorchDynamo graph break, a JAX host callback).",
                  "No case recorded a fallback (an op run on another device than the cell's, or off the compiler)."),

@@ -1,0 +1,68 @@
+"""Lanes (`runner matrix --lanes N`): verdict work beside the timing work, on CPUs the timing worker does not use.
+
+Lane 0 runs the timing cells one after another, as a run without lanes does. Each other lane runs, at the same
+time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
+census. A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
+harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
+first CPUs (the first of them the host's, where environments are built ahead); the other lanes share at most half
+of the CPUs, the last ones. Two timing workers never share CPUs: only lane 0 runs timing cells, and no two lanes
+share a CPU. A container (the docker backend) is not started by a pinned thread, so its cells stay in lane 0.
+
+Every header says which lane ran the repeat and what ran in the other lanes as it started (`engine`), and the
+report flags a latency measured while another lane ran beside it (runner/report/load.py).
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from runner.cell import Cell
+from runner.errors import UserError
+
+
+def available_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+
+
+def default_lanes(cpus: int) -> int:
+    """One lane below 4 CPUs (a worker beside the host's CPU leaves nothing for a second lane); else two."""
+    return 1 if cpus < 4 else 2
+
+
+def verdict_cell(cell: Cell) -> bool:
+    """A cell whose product is a verdict, which may run beside a timing cell."""
+    return (cell.device == "xla-cpu" or cell.task == "census") and cell.backend != "docker"
+
+
+def split(cpus: list[int], lanes: int) -> list[list[int]]:
+    """The CPUs of each lane, lane 0 first."""
+    if lanes < 1:
+        raise UserError(f"--lanes {lanes}: give 1 (no side-by-side) or more")
+    if lanes == 1:
+        return [list(cpus)]
+    if len(cpus) < lanes:
+        raise UserError(f"--lanes {lanes} needs {lanes} CPUs, one a lane, and this host gives the run {len(cpus)}; "
+                        f"pass --lanes {len(cpus)} or fewer")
+    each = max(1, len(cpus) // 2 // (lanes - 1))
+    main = len(cpus) - each * (lanes - 1)
+    return [list(cpus[:main])] + [list(cpus[main + i * each: main + (i + 1) * each]) for i in range(lanes - 1)]
+
+
+def assign(cells: list[Cell], lanes: int) -> list[list[Cell]]:
+    """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
+    lanes beside lane 0 in turn."""
+    out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
+    side = 0
+    for cell in cells:
+        if lanes > 1 and verdict_cell(cell):
+            out[1 + side % (lanes - 1)].append(cell)
+            side += 1
+        else:
+            out[0].append(cell)
+    return out
+
+
+def pin(cpus: Optional[list[int]]) -> None:
+    """The calling thread (and what it starts from now on) onto `cpus`."""
+    if cpus and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, set(cpus))  # 0: the calling thread
