@@ -89,6 +89,24 @@ def to_device(array, device, dtype=None, requires_grad=False):
     return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
 
 
+def end_lazy_graph(device):
+    """On an XLA device, cut the lazy graph built so far and run it (torch_xla.sync, xm.mark_step before 2.x), as a
+    torch_xla program does after each step; nothing on other devices.
+
+    A loop that updates a tensor in place and reads a scalar of it each iteration (an optimizer's convergence
+    test) otherwise compiles, at every read, one graph holding every earlier iteration: new each time and larger."""
+    if torch.device(device).type != "xla":
+        return
+    import torch_xla
+
+    if hasattr(torch_xla, "sync"):
+        torch_xla.sync()
+    else:
+        import torch_xla.core.xla_model as xm
+
+        xm.mark_step()
+
+
 def random_tensor(shape, dtype, device, seed, **ranges):
     """random_array(shape, dtype, seed, **ranges) as a tensor of `dtype` on `device`."""
     return to_device(random_array(shape, dtype, seed, **ranges), device, dtype)
