@@ -109,6 +109,9 @@ def test_every_fault_and_a_kill_9_end_with_each_case_once(venv_for, fault_projec
     assert all(got[c["case_id"]] == (c["outcome"], c["category"]) for c in before if c["outcome"] != "interrupted")
     hog = next(c for c in contents.cases if c["case_id"].endswith("test_holds_three_gib"))
     assert "more than the memory limit of 1 GiB" in hog["message"]
+    # A case the supervisor killed keeps the time it ran (a run's wall and its estimates count it).
+    hang = next(c for c in contents.cases if c["case_id"].endswith("test_hang"))
+    assert hang["duration_s"] >= 3, hang
     missing = next(c for c in contents.cases if c["case_id"] == "torch/test_import_error.py")
     assert "No module named 'no_such_test_dependency_here'" in missing["message"]
     # The run has ended: a process still in its folder (test_children.py's `sleep 599.25`) outlived its case.

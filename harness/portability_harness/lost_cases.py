@@ -51,8 +51,10 @@ def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Di
     detail = log_tail(cfg.log_path)
     if detail and category == "crash":
         message += f": {detail}"
+    # duration_s: the time it ran before it was killed or died, which a run's wall and the estimates count.
     rec = schema.case(function=function, module=module, case_id=case_id, params={}, outcome="failed",
-                      category=category, message=message, category_source="supervisor", **fields)
+                      category=category, message=message, duration_s=end.in_flight_s, category_source="supervisor",
+                      **fields)
     version = (store.read(cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
     annotation = clf.annotated(clf.load_annotations(cfg.annotations_path()), case_id, cfg.device, version)
     if annotation is not None:
@@ -64,5 +66,5 @@ def interrupted(end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Dict[str
     """The record of the case in flight when the run was stopped: no result; a resumed run runs it again."""
     case_id, function = end.in_flight  # type: ignore[misc]
     return schema.case(function=function, module=module, case_id=case_id, params={}, outcome="interrupted",
-                       category_source="supervisor",
+                       duration_s=end.in_flight_s, category_source="supervisor",
                        message="the run was stopped while this case ran; --resume runs it again", **fields)

@@ -339,7 +339,8 @@ class Supervisor:
         returncode = self.proc.wait()
         timeline["ended"] = time.time()
         self.kill_worker()  # whatever the last case started and left behind
-        return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed, memory)
+        return WorkerEnd(returncode, in_flight, timed_out, finished, error, progressed, memory,
+                         round(time.monotonic() - started, 3) if in_flight else 0.0)
 
     def kill_worker(self) -> None:
         """End the worker and every process of its session (what its cases started)."""

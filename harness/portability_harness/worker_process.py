@@ -30,6 +30,7 @@ class WorkerEnd:
     error: Optional[Error]
     progressed: bool
     memory_bytes: Optional[int] = None  # what the worker held when the memory limit ended it
+    in_flight_s: float = 0.0  # how long the case in flight had run when the worker ended
 
 
 @dataclass
