@@ -39,7 +39,7 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task")
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 
 
 @dataclass
@@ -67,6 +67,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
             footer = rec
         elif kind == "case":
             took = float(rec.get("duration_s") or 0.0)
+            if not took and rec.get("category") == "timeout" and header:  # recorded before such records kept it
+                took = float(header.get("timeout_s") or 0.0)
             functions[rec.get("function") or ""] = functions.get(rec.get("function") or "", 0.0) + took
             cases_s += took
             if rec.get("calibration_s"):
