@@ -76,6 +76,9 @@ class Lanes:
         threads = [threading.Thread(target=self.lane, args=(i,), name=f"lane {i}", daemon=True)
                    for i in range(1, len(self.states)) if self.states[i]]
         main = pinned(self.scheduler.cpus[0])
+        for number in range(1, len(self.states)):  # starting now: lane 0's first header names them (a race else)
+            if self.states[number]:
+                self.scheduler.running[number] = self.states[number][0].cell.key
         try:
             for thread in threads:
                 thread.start()
