@@ -120,6 +120,8 @@ def test_the_model_forecasts_complex128_to_fail_and_graph_building_to_run(venv_f
     (curated / "tensorflow" / "test_model_cases.py").write_text(textwrap.dedent(MODEL_CASES))
     (curated / "tensorflow" / "test_setup_case.py").write_text(textwrap.dedent(SETUP_CASE))
     shutil.copy(CURATED / "tensorflow" / "test_graph_as_default.py", curated / "tensorflow")
+    for name in ("test_concat.py", "_gradients.py"):  # (its CPU gradient check's helper beside it)
+        shutil.copy(CURATED / "tensorflow" / name, curated / "tensorflow")
     out = tmp_path / "model.jsonl"
     code, events = harness(venv_for("tf-xla-cpu"), config(out, "tensorflow", curated=curated, device="xla-cpu",
                                                           quick=True))
@@ -140,6 +142,14 @@ def test_the_model_forecasts_complex128_to_fail_and_graph_building_to_run(venv_f
     assert cases["test_with_setup"]["tpu"] == {"verdict": "runs", "reason": None, "ops": [["Identity", "float32"]]}
     graph = [c for name, c in cases.items() if name.startswith("test_graph_as_default")]
     assert graph and all(c["tpu"]["verdict"] == "runs" for c in graph), [c["tpu"] for c in graph]
+    # A backward case's ops are its gradient call's (concat's gradient splits, in the case's dtype), not those of
+    # the case that ran before it (they were, in random order: a MatMul complex128 forecast a concat to fail).
+    backward = {name: c for name, c in cases.items() if c.get("pass") == "backward"}
+    assert backward and all(name.startswith("test_concat_backward") for name in backward), sorted(backward)
+    for name, c in backward.items():
+        dtype = name.split("[")[1].split("-")[0]
+        assert c["tpu"]["ops"] and {d for _, d in c["tpu"]["ops"]} == {dtype}, (name, c["tpu"])
+        assert not {op for op, _ in c["tpu"]["ops"]} & {"MatMul", "ConcatV2", "Identity"}, (name, c["tpu"])
 
 
 PLACEMENT_SETTING = '''

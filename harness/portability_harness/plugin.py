@@ -350,6 +350,7 @@ def bench(request: pytest.FixtureRequest):
             call = _after_first_call(call, state)
         else:
             call, known_ops = prepare(state.enter) if prepare else (adapter.prepare(fn, args, kwargs), [])
+            call = adapter.prepared(call) if prepare else call  # (a backward case's call, made by its plan)
             state.enter("execute")
         before = adapter.snapshot()
         reading = _gpu.read() if _gpu else None  # the GPU's state around the measurement, outside its samples

@@ -75,8 +75,13 @@ class Adapter:
         """The zero-argument call of fn as the cell's compiler runs it, for calls outside `bench` (a census's
         untimed samples)."""
         if self.compiler == "compiled":
-            return self.compile(fn, args, kwargs, lambda stage: None)[0]
-        return lambda: fn(*args, **kwargs)
+            return self.prepared(self.compile(fn, args, kwargs, lambda stage: None)[0])
+        return self.prepared(lambda: fn(*args, **kwargs))
+
+    def prepared(self, call: Callable[[], Any]) -> Callable[[], Any]:
+        """The eager call a case will time, made here or elsewhere (a backward case's gradient call): what the
+        adapter keeps of it for the case (TensorFlow's TPU model: the ops its first run executes)."""
+        return call
 
     # --- the compiler axis (protocol.COMPILERS) -------------------------------------------------------
     # A compiled case goes through stages: trace, lower, compile (ahead of the first call where the framework

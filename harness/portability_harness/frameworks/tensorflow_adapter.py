@@ -105,10 +105,12 @@ class TensorFlowAdapter(Adapter):
         without a kernel on the device fails, as it did on the study's TPU). Setup and checks keep the default."""
         return self.mode == "paper" or self.model
 
-    def prepare(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Callable[[], Any]:
-        """The call; in the TPU model, its first run records the ops it executes (executed_ops): a second run only to
-        read them cost as much as the first where XLA's CPU code is slow (a 1000 x 1000 cumprod: 98 s each)."""
-        call = self._prepared = super().prepare(fn, args, kwargs)
+    def prepared(self, call: Callable[[], Any]) -> Callable[[], Any]:
+        """The case's call; in the TPU model, its first run records the ops it executes (executed_ops): a second run
+        only to read them cost as much as the first where XLA's CPU code is slow (a 1000 x 1000 cumprod: 98 s each).
+        Every case's call comes here, a backward case's gradient call too: else the ops kept would be the case's
+        before."""
+        self._prepared = call
         self._seen = None
         if not self.model:
             return call
