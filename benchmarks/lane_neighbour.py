@@ -96,13 +96,20 @@ def main() -> None:
                 runs[kind].append(folder)
                 print(f"{kind}{i + 1:<5} {wall:>7.1f} {cases_s:>8.1f}  {', '.join(beside) or '-'}", flush=True)
 
-        def row(label: str, a: Path, b: Path) -> None:
-            # cases() reads every results file of a run: the neighbour's torch cases match none of the JAX ones.
-            n, figures, signed = stability(cases(a), cases(b))
-            print(f"{label:<24} {n:>6} {100 * figures['median']:>12.1f}% {100 * figures['minimum']:>10.1f}% "
-                  f"{100 * signed:>7.1f}%")
+        def timing(folder: Path) -> dict:
+            """The timing cell's cases (cases() reads every results file of a run, the neighbour's too)."""
+            return {k: c for k, c in cases(folder).items() if k.startswith("jax/")}
 
-        print(f"\n{'pair':<24} {'cases':>6} {'|log| median':>13} {'|log| min':>11} {'signed':>8}")
+        def row(label: str, a: Path, b: Path) -> None:
+            n, figures, signed = stability(timing(a), timing(b))
+            print(f"{label:<24} {n:>6} {100 * figures['median']:>12.1f}% "
+                  f"{100 * (figures['median / calibration'] or float('nan')):>12.1f}% "
+                  f"{100 * figures['minimum']:>10.1f}% {100 * signed:>7.1f}%")
+
+        # median / calibration: each case's median over the host's speed timed just before it (a host that slows
+        # down over the run moves the median and the calibration alike).
+        print(f"\n{'pair':<24} {'cases':>6} {'|log| median':>13} {'|log| med/cal':>13} {'|log| min':>11} "
+              f"{'signed':>8}")
         for kind in ("alone", "beside"):
             for i in range(1, len(runs[kind])):
                 row(f"{kind}1 / {kind}{i + 1}", runs[kind][0], runs[kind][i])

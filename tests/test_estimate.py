@@ -65,6 +65,36 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
 
 
 
+def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
+    """The curated cases change between reference runs: of two runs of one setup, the newer one is the estimate."""
+    results, records = _reference(tmp_path)
+    header = next(r for r in records if r["record"] == "header")
+    # The same run again, dated a day later, whose every case took twice as long (its wall too).
+    later = []
+    for r in records:
+        r = dict(r)
+        if r["record"] == "header":
+            r["started_at"] = "2026-11-27" + header["started_at"][10:]
+        elif r["record"] == "case":
+            r["duration_s"] = 2 * (r["duration_s"] or 0.0)
+        elif r["record"] == "footer":
+            r["supervisor_ended_at"] += r["supervisor_ended_at"] - r["supervisor_started_at"]
+        later.append(json.dumps(r).encode())
+    member = tmp_path / "torch-xla-cpu-current.jsonl"
+    member.write_bytes(b"\n".join(later))
+    (results / "reference" / "later").mkdir()
+    with tarfile.open(results / "reference" / "later" / "records.tar.gz", "w:gz") as tar:
+        tar.add(member, arcname=member.name)
+    footer = records[-1]
+    wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
+    cases = [r for r in records if r["record"] == "case"]
+    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
+    functions = sorted({c["function"] for c in cases})
+    got = estimate.History(results, tmp_path / "estimates.json").expect(estimate.setup(**TORCH_XLA, later=False),
+                                                                        functions, calibration)
+    assert got.source == "reference" and got.seconds == pytest.approx(2 * wall, rel=0.01)
+
+
 def test_a_quick_runs_expected_total_ends_at_its_budget():
     """A quick run stops at its budget (--quick-budget-s), so the dry run expects no more than the budget in all:
     the repeats after it expected at nothing, as the harness cuts their cases short."""
