@@ -21,7 +21,7 @@ from runner.cell import Cell
 from runner.errors import Stopped, UserError
 from runner.project import Project
 from runner.rundir import CellState, RunDir
-from runner.lanes import available_cpus, pin
+from runner.lanes import pin
 from runner.scheduler import Scheduler
 
 
@@ -75,7 +75,7 @@ class Lanes:
     def run(self) -> None:
         threads = [threading.Thread(target=self.lane, args=(i,), name=f"lane {i}", daemon=True)
                    for i in range(1, len(self.states)) if self.states[i]]
-        main = pinned(self.scheduler.cpus[0])
+        main = pin(self.scheduler.cpus[0])
         for number in range(1, len(self.states)):  # starting now: lane 0's first header names them (a race else)
             if self.states[number]:
                 self.scheduler.running[number] = self.states[number][0].cell.key
@@ -91,10 +91,10 @@ class Lanes:
                 thread.join(STOP_WAIT_S)
             raise
         finally:
-            pinned(main)
+            pin(main)
 
     def lane(self, number: int) -> None:
-        pinned(self.scheduler.cpus[number])
+        pin(self.scheduler.cpus[number])
         todo = self.states[number]
         for index, state in enumerate(todo, 1):
             if self.stopping.is_set():
@@ -152,10 +152,3 @@ def run_cell(scheduler: Scheduler, state: CellState, rundir: RunDir,
                         d(event)
                         if stopping is not None and stopping.is_set():  # another lane was stopped by a signal
                             raise Stopped(signal.SIGTERM)
-
-
-def pinned(cpus: Optional[list[int]]) -> Optional[list[int]]:
-    """Pin the calling thread to `cpus` (None: leave it); returns the CPUs it had."""
-    before = available_cpus()
-    pin(cpus)
-    return before

@@ -157,7 +157,8 @@ class History:
         found = _matching(self.reference, want, REFERENCE_KEY)
         # The newest reference run of the setup only: the curated cases change between runs (an older run of the
         # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens).
-        found = [s for s in found if s.get("started_at", "") == max(f.get("started_at", "") for f in found)]
+        newest = max((s.get("started_at", "") for s in found), default="")
+        found = [s for s in found if s.get("started_at", "") == newest]
         if found:
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()})

@@ -62,7 +62,10 @@ def assign(cells: list[Cell], lanes: int) -> list[list[Cell]]:
     return out
 
 
-def pin(cpus: Optional[list[int]]) -> None:
-    """The calling thread (and what it starts from now on) onto `cpus`."""
+def pin(cpus: Optional[list[int]]) -> list[int]:
+    """The calling thread (and what it starts from now on) onto `cpus` (None: left as it is); returns the CPUs it
+    had, to pin it back."""
+    before = available_cpus()
     if cpus and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(cpus))  # 0: the calling thread
+    return before
