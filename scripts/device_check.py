@@ -255,6 +255,11 @@ def main() -> int:
     names = ", ".join(SHORT[f] + "-" + d for f, d in cells) or "none"
     print(f"{args.python}: {versions}; cells: {names}; results in {out}", flush=True)
     lanes = args.lanes or lanes_for(cells)
+    if lanes > 1:
+        # JAX takes 75 % of a GPU's memory when it starts and TensorFlow all of it: lanes beside each other on one
+        # device would leave the second too little. Each allocates what it uses instead (recorded in the header).
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     every = {f: [c.name for c in curated(str(ROOT / "curated"), f)] for f in frameworks}
     queue = budget_plan.steps(cells, steps_wanted, {f: selected(every[f], args.functions) for f in frameworks},
                               args.budget_s, lanes, budget_plan.with_given(dict(args.expect), earlier_runs(every)))
