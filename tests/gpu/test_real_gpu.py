@@ -89,7 +89,7 @@ def test_a_cell_runs_quick_on_the_gpu_as_device_check_runs_it(gpu, framework, tm
     image = f"{framework}-cuda"
     # device-check.txt: the interpreter, the plan, then one outcome line per step run; one step was asked for.
     (line,) = [l for l in (out / "device-check.txt").read_text().splitlines() if l.startswith(f"{image} quick:")]
-    assert re.fullmatch(rf"{image} quick: [1-9]\d* cases, 0 failed", line), proc.stdout[-3000:]
+    assert re.fullmatch(rf"{image} quick: [1-9]\d* cases, 0 failed \(lane 1, .*\)", line), proc.stdout[-3000:]
     records = [json.loads(l) for l in (out / "quick" / f"{image}-existing.jsonl").read_text().splitlines()]
     header, cases = records[0], [r for r in records if r["record"] == "case"]
     assert header["device"] == "cuda" and header["device_model"] == gpu["name"], header.get("device_model")
