@@ -24,6 +24,7 @@ import socket
 import statistics
 import tarfile
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
@@ -39,7 +40,7 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task")
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 5
 
 
 @dataclass
@@ -53,6 +54,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     finish says nothing of a whole one's wall)."""
     header = footer = None
     functions: Dict[str, float] = {}
+    ran: Dict[str, int] = {}
+    cut: Dict[str, int] = {}  # cases a budget cut short: no time, so their function's time is scaled up below
     calibrations: List[float] = []
     cases_s = 0.0
     for line in lines:
@@ -66,15 +69,23 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
         elif kind == "footer":
             footer = rec
         elif kind == "case":
+            name = rec.get("function") or ""
+            if rec.get("outcome") == "interrupted":
+                cut[name] = cut.get(name, 0) + 1
+                continue
+            ran[name] = ran.get(name, 0) + 1
             took = float(rec.get("duration_s") or 0.0)
             if not took and rec.get("category") == "timeout" and header:  # recorded before such records kept it
                 took = float(header.get("timeout_s") or 0.0)
-            functions[rec.get("function") or ""] = functions.get(rec.get("function") or "", 0.0) + took
+            functions[name] = functions.get(name, 0.0) + took
             cases_s += took
             if rec.get("calibration_s"):
                 calibrations.append(rec["calibration_s"])
     if header is None or footer is None:
         return None
+    # A function some of whose cases were cut short: as if the rest took what those that ran took each. One with
+    # none run is left out (predicted as the run's other functions are, estimate._prediction).
+    functions = {n: t * (ran[n] + cut.get(n, 0)) / ran[n] for n, t in functions.items()}
     if footer.get("supervisor_started_at") and footer.get("supervisor_ended_at"):
         wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
     else:  # records of before the footer's times: the cases alone
@@ -89,6 +100,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
                quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)
     alone = wall - (0.0 if standby else startup)  # the wall as a repeat started on standby would have it
     return {"key": key, "host": header.get("host"), "started_at": header.get("started_at") or "",
+            "run_id": header.get("run_id"),
             "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
             "startup_s": startup, "functions": functions,
             "calibration_s": statistics.median(calibrations) if calibrations else None}
@@ -156,9 +168,11 @@ class History:
                 return Expected(_median_prediction(found, functions, want), "this host")
         found = _matching(self.reference, want, REFERENCE_KEY)
         # The newest reference run of the setup only: the curated cases change between runs (an older run of the
-        # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens).
-        newest = max((s.get("started_at", "") for s in found), default="")
-        found = [s for s in found if s.get("started_at", "") == newest]
+        # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens). A run is its run_id,
+        # whose files may be parts of one step, each with some of the functions (a device check's compiled a, b).
+        newest = max(found, key=lambda s: s.get("started_at", ""), default={})
+        found = [s for s in found if s.get("started_at") == newest.get("started_at") or
+                 (newest.get("run_id") and s.get("run_id") == newest["run_id"] and _within_a_day(s, newest))]
         if found:
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()})
@@ -190,17 +204,34 @@ def _matching(summaries: List[Dict[str, Any]], want: Dict[str, Any], keys: Itera
 
 
 def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
-    return statistics.median(_prediction(s, functions, want) for s in found)
+    # What each function took in any of the files (repeats of the setup, or parts that split its functions)
+    pooled: Dict[str, List[float]] = {}
+    for s in found:
+        for name, took in s["functions"].items():
+            pooled.setdefault(name, []).append(took)
+    others = {name: statistics.median(took) for name, took in pooled.items()}
+    return statistics.median(_prediction(s, functions, want, others) for s in found)
 
 
-def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
+def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[str, Any],
+                others: Dict[str, float]) -> float:
     """What the repeat `s` says of a repeat running `functions`: its fixed part, each function's cases (one it did
-    not run: the median of those it did), and its start-up unless the repeat will start on standby."""
+    not run: what the setup's other files say of it, else the median of those it ran), and its start-up unless the
+    repeat will start on standby."""
     startup = 0.0 if want.get("standby") else s["startup_s"]
     if functions is None or not s["functions"]:
         return s["wall_s"] + startup if s["functions"] or functions is None else default(want, functions)
     typical = statistics.median(s["functions"].values())
-    return s["fixed_s"] + startup + sum(s["functions"].get(f, typical) for f in functions)
+    return s["fixed_s"] + startup + sum(s["functions"].get(f, others.get(f, typical)) for f in functions)
+
+
+def _within_a_day(s: Dict[str, Any], newest: Dict[str, Any]) -> bool:
+    """Whether `s` started within a day before `newest` (a run id names a run's folder, which another day's run
+    may name alike)."""
+    try:
+        return (datetime.fromisoformat(newest["started_at"]) - datetime.fromisoformat(s["started_at"])) < timedelta(1)
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def _scale(s: Dict[str, Any], calibration_s: Optional[float]) -> float:

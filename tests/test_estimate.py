@@ -74,7 +74,7 @@ def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
     for r in records:
         r = dict(r)
         if r["record"] == "header":
-            r["started_at"] = "2026-11-27" + header["started_at"][10:]
+            r["started_at"] = "2026-11-28" + header["started_at"][10:]  # two days later: another run of that name
         elif r["record"] == "case":
             r["duration_s"] = 2 * (r["duration_s"] or 0.0)
         elif r["record"] == "footer":
@@ -174,3 +174,62 @@ def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp
     steps = [re.sub(r" \d+-\d+ s.*", "", s) for s in lane[len("  lane 1: "):].split("; ")]
     assert steps == ["jax-cpu quick", "jax-cpu steady", "jax-cpu declared"], proc.stdout
     assert not (tmp_path / "out").exists(), "a dry run wrote results"
+
+
+H100 = ROOT / "results" / "reference" / "h100-2026-11-27" / "records.tar.gz"
+
+
+def _h100_records(tmp_path):
+    """A results folder whose only reference run is the H100's of 2026-11-27 (cut short by its budget), and its
+    records per file."""
+    (tmp_path / "results" / "reference" / "h100").mkdir(parents=True)
+    shutil.copy(H100, tmp_path / "results" / "reference" / "h100" / "records.tar.gz")
+    with tarfile.open(H100) as tar:
+        files = {m.name.rsplit("/", 1)[-1]: [json.loads(l) for l in tar.extractfile(m).read().splitlines()]
+                 for m in tar if m.name.endswith(".jsonl")}
+    return tmp_path / "results", files
+
+
+def _fixed_and_functions(records):
+    """A file's wall less its cases (its worker's start-up included), and each function's time with its cut cases
+    taken at its run cases' mean."""
+    footer = records[-1]
+    cases = [r for r in records if r["record"] == "case"]
+    ran = [c for c in cases if c["outcome"] != "interrupted"]
+    fixed = footer["supervisor_ended_at"] - footer["supervisor_started_at"] - sum(c["duration_s"] for c in ran)
+    whole = {}
+    for name in {c["function"] for c in ran}:
+        took = [c["duration_s"] for c in ran if c["function"] == name]
+        whole[name] = statistics.mean(took) * sum(c["function"] == name for c in cases)
+    return fixed, whole
+
+
+def test_a_run_cut_short_by_its_budget_predicts_its_cut_cases_from_those_that_ran(tmp_path):
+    """The H100's JAX cell stopped at its budget with 267 cases not run: a function's cases not run are expected to
+    take what its cases that ran took each, not nothing."""
+    results, files = _h100_records(tmp_path)
+    records = files["jax-cuda-existing.jsonl"]
+    fixed, whole = _fixed_and_functions(records)
+    cases = [r for r in records if r["record"] == "case"]
+    part = sorted({c["function"] for c in cases if c["outcome"] == "interrupted"} & set(whole))[:5]
+    assert len(part) == 5
+    want = estimate.setup("jax-cuda", "existing", "jax", "cuda", "eager", "steady", False, "cases", later=False)
+    got = estimate.History(results, tmp_path / "estimates.json").expect(want, part, None)
+    assert got.source == "reference"
+    assert got.seconds == pytest.approx(fixed + sum(whole[f] for f in part), rel=1e-6)
+    ran = sum(c["duration_s"] for c in cases if c["function"] in part and c["outcome"] != "interrupted")
+    assert got.seconds > fixed + ran  # what the cut cases add
+
+
+def test_the_parts_of_one_step_each_predict_the_others_functions(tmp_path):
+    """torch.compile's cases ran as two parts (compiled a and b, each with some functions): a selection holding a
+    function of each is expected from both parts' times, not one part's and the other's median."""
+    results, files = _h100_records(tmp_path)
+    parts = [_fixed_and_functions(files[f"torch-cuda-existing-compiled-{p}.jsonl"]) for p in "ab"]
+    only_a = sorted(set(parts[0][1]) - set(parts[1][1]))[0]
+    only_b = sorted(set(parts[1][1]) - set(parts[0][1]))[0]
+    want = estimate.setup("torch-cuda", "existing", "torch", "cuda", "compiled", "steady", False, "cases",
+                          later=False)
+    got = estimate.History(results, tmp_path / "estimates.json").expect(want, [only_a, only_b], None)
+    both = parts[0][1][only_a] + parts[1][1][only_b]
+    assert got.seconds == pytest.approx(statistics.median(fixed + both for fixed, _ in parts))
