@@ -58,3 +58,32 @@ def test_a_census_factory_op_creates_on_the_cells_device(venv_for):
                           env=env.variables())
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"input": "meta", "kwarg": "meta", "drawn": "cpu"}
+
+
+HOST_OUTPUT = """
+import json
+import torch
+from portability_harness import case_kinds
+from portability_harness.frameworks import adapter_for
+
+a = adapter_for("torch")
+a.setup("cpu", "steady")
+a.device_kind, a.handle = "cuda", torch.device("cuda", 0)  # judged as a GPU cell's outputs are (none is made here)
+on_host, elsewhere = a.fallback(torch.ones(3), None), a.fallback(torch.ones(3, device="meta"), None)
+print(json.dumps({"on_host": on_host, "meant": case_kinds.expected_on_host(on_host, True),
+                  "unmarked": case_kinds.expected_on_host(on_host, False),
+                  "elsewhere": case_kinds.expected_on_host(elsewhere, True)}))
+"""
+
+
+def test_a_host_output_the_case_means_is_no_fallback_and_any_other_device_still_is(venv_for):
+    """On the H100, Tensor.to("cpu") and the gradient of a host input were filed as fallbacks ("ran off the device:
+    cpu"): the case's `host_output` marker says the host is where its output belongs."""
+    env = venv_for("torch-cpu")
+    proc = subprocess.run([env.python, "-c", HOST_OUTPUT], capture_output=True, text=True, timeout=600,
+                          env=env.variables())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["on_host"] == found["unmarked"] == {"devices": ["cpu"]}
+    assert found["meant"] is None
+    assert found["elsewhere"] == {"devices": ["meta"]}

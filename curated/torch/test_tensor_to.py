@@ -121,7 +121,8 @@ def test_to_bfloat16(bench, device):
 # then lands in pinned memory), both with non_blocking=True; each equals its source once the device has synchronized.
 # Pinned memory needs CUDA: elsewhere the case skips.
 @pytest.mark.layout("pinned")
-@pytest.mark.parametrize("direction", ["host_to_device", "device_to_host"])
+@pytest.mark.parametrize("direction", ["host_to_device", pytest.param("device_to_host", marks=pytest.mark.host_output(
+    "a copy to the host"))])
 def test_to_pinned_non_blocking(bench, device, direction):
     need_cuda(device, "pinned memory: ")
     x_np = np.random.default_rng(4).standard_normal((256, 1024)).astype(np.float32)
@@ -141,7 +142,8 @@ def test_to_pinned_non_blocking(bench, device, direction):
 # the source's), from the host to the cell's device (the gradient comes back to the host) and to channels_last (the
 # gradient comes back in the source's layout), against the CPU's float64 gradient, with gradcheck and gradgradcheck
 # on the CPU.
-@pytest.mark.parametrize("how", ["dtype", "host_to_device",
+@pytest.mark.parametrize("how", ["dtype",
+                                 pytest.param("host_to_device", marks=pytest.mark.host_output("the host input's gradient")),
                                  pytest.param("channels_last", marks=pytest.mark.layout("channels_last"))])
 def test_to_backward(backward, device, how):
     x = randn((2, 3, 4, 5), "cpu" if how == "host_to_device" else device, torch.float32, 5, requires_grad=True)

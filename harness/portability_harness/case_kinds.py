@@ -14,6 +14,10 @@ PASSES = ("forward", "backward")
 LAYOUTS = ("dense", "sparse_coo", "sparse_csr", "quantized", "pinned", "channels_last", "complex")
 BACKWARD_FIXTURE = "backward"
 LAYOUT_MARKER = "layout"
+HOST_OUTPUT = "host_output"
+MARKERS = (f"{LAYOUT_MARKER}(name): the case's input layout or kind, one of {', '.join(LAYOUTS)}",
+           f"{HOST_OUTPUT}(why): the call's output is meant to be on the host (a copy to it, the gradient of a host "
+           "input): an output there is no fallback off the device")
 
 
 def fields(item: Any) -> Dict[str, str]:
@@ -34,3 +38,12 @@ def problem(kinds: Dict[str, str]) -> Optional[str]:
         return (f"unknown layout {kinds['layout']!r} in pytest.mark.layout; use one of {', '.join(LAYOUTS)} "
                 "(docs/curated-cases.md)")
     return None
+
+
+def expected_on_host(fallback: Optional[Dict[str, Any]], host_output: bool) -> Optional[Dict[str, Any]]:
+    """An adapter's fallback less the host outputs a `host_output` case means to make (outputs on another device,
+    and ops off the device or the compiler, stay); None where nothing else is left."""
+    if not fallback or not host_output:
+        return fallback
+    rest = dict(fallback, devices=[d for d in fallback.get("devices", []) if "cpu" not in d.lower()])
+    return {k: v for k, v in rest.items() if v} or None

@@ -14,6 +14,7 @@ class CaseState:
     function: str
     measurement: Optional[Measurement] = None
     fallback: Optional[Dict[str, Any]] = None
+    host_output: bool = False  # the case means its output to be on the host (case_kinds.HOST_OUTPUT)
     missing: Optional[str] = None
     chain: List = field(default_factory=list)
     raised_in_case: bool = False

@@ -42,8 +42,8 @@ def pytest_configure(config: pytest.Config) -> None:
                    "your own, the name); backward: why it has no backward cases (not differentiable); called_as: the "
                    "path the study called it by, where a release lacks the public name"
     )
-    config.addinivalue_line("markers", "layout(name): the case's input layout or kind, one of "
-                                       + ", ".join(case_kinds.LAYOUTS))
+    for line in case_kinds.MARKERS:
+        config.addinivalue_line("markers", line)
     config.addinivalue_line(
         "markers", "case_id(id, module=None): the case's id in the records instead of its node id (census cases, "
                    "whose ids are made of the database's names)")
@@ -97,6 +97,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         module = (marker.kwargs.get("module") if marker else None) or item.nodeid.split("::")[0]
         item.stash[_STATE] = CaseState(function=function, case_id=case_id, module=module)
         item.stash[_STATE].extra.update(case_kinds.fields(item))  # pass and layout
+        item.stash[_STATE].host_output = item.get_closest_marker(case_kinds.HOST_OUTPUT) is not None
         if not w.selected(function):
             dropped.append(item)
         elif case_id in w.done:
@@ -360,7 +361,7 @@ def bench(request: pytest.FixtureRequest):
             state.extra["device_state"] = _gpu.window(reading, _gpu.read())
         measurement.compiled = compiled
         state.measurement = measurement
-        state.fallback = adapter.fallback(result, before)
+        state.fallback = case_kinds.expected_on_host(adapter.fallback(result, before), state.host_output)
         if known_ops:
             state.fallback = dict(state.fallback or {}, ops=sorted(set((state.fallback or {}).get("ops", []))
                                                                    | set(known_ops)))
