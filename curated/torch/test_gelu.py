@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import check_close, host64, ids, np_gelu, randn
+from _support import check_close, host64, ids, randn
+from _transformer_reference import np_gelu
 
 pytestmark = pytest.mark.function("torch.nn.GELU", decile=50, top20=False)
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import (check_close, ids, init_transformer, np_batch_first, np_encoder_layer, np_feed_forward,
-                      np_layer_norm, np_mha, randn, train_or_eval)
+from _support import check_close, ids, randn, train_or_eval
+from _transformer_reference import (init_transformer, np_batch_first, np_encoder_layer, np_feed_forward, np_layer_norm,
+                                    np_mha)
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.Transformer", decile=60, top20=False)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 from _gradients import check_gradients
-from _support import check_close, ids, init_transformer, np_batch_first, np_encoder_layer, randn, train_or_eval
+from _support import check_close, ids, randn, train_or_eval
+from _transformer_reference import init_transformer, np_batch_first, np_encoder_layer
 from torch import nn
 
 pytestmark = pytest.mark.function("torch.nn.TransformerEncoderLayer", decile=50, top20=False)
