@@ -63,12 +63,12 @@ def jax_model(tmp_path_factory, venv_for) -> Path:
     return out
 
 
-def expected_forecasts(folder: Path) -> dict[str, tuple[str, Counter, int, int]]:
+def expected_forecasts(folder: Path, which: str = "forward") -> dict[str, tuple[str, Counter, int, int]]:
     """Per function, read with nothing but json: (forecast, the reasons of the cases that decide it, cases flagged
-    with numerics risk, cases that apply)."""
+    with numerics risk, cases that apply), over its `which` cases (forward or backward, judged apart)."""
     by_function: dict[str, list[dict]] = defaultdict(list)
     for _, c in records(folder):
-        if c.get("tpu"):
+        if c.get("tpu") and c.get("pass", "forward") == which:
             by_function[c["function"]].append(c)
     out = {}
     for function, cases in by_function.items():
@@ -90,12 +90,14 @@ def test_the_section_lists_a_real_model_cells_functions_with_their_forecasts(jax
     assert proc.returncode == 0, proc.stderr[-3000:]
     section = section_of(tmp_path / "rep" / "report.md")
     assert tpu_section.MODEL in section
-    expected = expected_forecasts(jax_model)
+    expected, backward = expected_forecasts(jax_model), expected_forecasts(jax_model, "backward")
     assert set(expected) == {"jax.numpy.linalg.eig", "jax.numpy.exp"}, "every case of a model cell carries `tpu`"
+    assert backward, "jax.numpy.exp has backward cases"
     header = header_of(section)
     for function, (forecast, reasons, flagged, applicable) in expected.items():
         row = row_of(section, function, header)
         assert (row["forecast"], row["numerics risk"]) == (forecast, f"{flagged} of {applicable}"), row
+        assert row["backward forecast"] == backward.get(function, ("-",))[0], row
         assert (row["setup"], row["CPU eager"], row["TPU measured"]) == ("xla-cpu", "-", "-"), row
         if reasons:  # the most common reason of the deciding cases, with how many cases give it
             reason, n = reasons.most_common(1)[0]

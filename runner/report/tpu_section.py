@@ -18,8 +18,8 @@ IMAGES = {"tensorflow": "tf-xla-cpu", "jax": "jax-xla-cpu", "torch": "torch-xla-
 # How a summary names the function forecasts, in this order.
 _COUNTED = (("runs", "run"), ("fails", "fail"), ("partial", "partly fail"), ("numerics_risk", "run with numerics "
             "risk"), ("not_applicable", "not applicable"))
-_COLUMNS = ["framework", "setup", "function", "forecast", "reason", "declared on TPU", "CPU eager", "numerics risk",
-            "study v3-8", "TPU measured"]
+_COLUMNS = ["framework", "setup", "function", "forecast", "reason", "backward forecast", "declared on TPU", "CPU eager",
+            "numerics risk", "study v3-8", "TPU measured"]
 
 
 def section(r: Results) -> Section:
@@ -38,6 +38,8 @@ def section(r: Results) -> Section:
     rows, summaries, reasons = [], [], []
     for fw, target in models:
         frame = tpu_tables.forecasts(r, fw, target)
+        backward = tpu_tables.forecasts(r, fw, target, "backward")  # training, judged apart as the grid does
+        trains = dict(zip(backward["function"], backward["forecast"]))
         cases = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target)]
         version = tables.joined(cases["framework_version"])
         table = declared_tables.table_for(fw, cases["framework_version"].iloc[0], where)
@@ -49,6 +51,7 @@ def section(r: Results) -> Section:
         for f in frame.to_dict("records"):
             function = f["function"]
             rows.append({"framework": fw, "setup": target, **{k: f[k] for k in ("function", "forecast", "reason")},
+                         "backward forecast": trains.get(function, "-"),
                          "declared on TPU": declared.declared(table, function, "tpu") if table else "unknown",
                          "CPU eager": eager_v.get(function, "-"), "numerics risk": f["numerics risk"],
                          "study v3-8": studied.get(function, "-"), "TPU measured": measured.get(function, "-")})
@@ -56,6 +59,10 @@ def section(r: Results) -> Section:
         rules = tables.joined(cases["tpu_dtypes"]) or "current"
         text = (f"{fw} {version} ({target}, {rules} dtype rules): of {counted(len(frame), 'function')}, "
                 + ", ".join(f"{int(counts.get(v, 0))} {words}" for v, words in _COUNTED))
+        if len(backward):
+            done = backward["forecast"].value_counts()
+            text += (f"; backward, of {counted(len(backward), 'function')} with backward cases: "
+                     + ", ".join(f"{int(done[v])} {words}" for v, words in _COUNTED if done.get(v, 0)))
         if fw in study.index:
             text += f"; the study's v3-8 TPU: {study.loc[fw, 'pass_pct']:.0f} % pass"
         if tpu:
@@ -69,8 +76,9 @@ def section(r: Results) -> Section:
         MODEL,
         "Per function of each model cell: the forecast (runs: every case that applies runs; fails: none runs; "
         "partial; numerics risk: every case runs, some only outside their own tolerance under the TPU's "
-        "arithmetic; not applicable: no case's input can exist on an XLA device), the most common reason of the "
-        "cases that decide it with their count, what the framework version declares for the TPU (`runner "
+        "arithmetic; not applicable: no case's input can exist on an XLA device) of its forward cases, the most "
+        "common reason of the cases that decide it with their count, the same forecast of its backward cases "
+        "(training; - without any), what the framework version declares for the TPU (`runner "
         "declared`), the verdict of the same framework eager on the CPU, the cases flagged with numerics risk of "
         "those that apply, whether the 2023 study timed the function on its v3-8 TPU, and the verdict of a TPU "
         "cell where one ran (`runner compare` sets a TPU run of its own against this forecast).",

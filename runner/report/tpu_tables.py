@@ -64,11 +64,14 @@ def _setup(r: Results, framework: str, mask: pd.Series, profile: Optional[str]) 
     return found[0] if found else None
 
 
-def forecasts(r: Results, framework: str, target: str) -> pd.DataFrame:
-    """Per function of a model cell: its forecast (tpu_model.function_forecast over every case record), the most
-    common reason of the cases that decide it with their count, and its numerics risk (cases flagged of cases that
-    apply). Functions whose cases say nothing of the TPU (skipped, missing, our own case errors) are left out."""
+def forecasts(r: Results, framework: str, target: str, which: str = "forward") -> pd.DataFrame:
+    """Per function of a model cell: its forecast (tpu_model.function_forecast over its `which` cases, forward or
+    backward, as the report judges the two apart), the most common reason of the cases that decide it with their
+    count, and its numerics risk (cases flagged of cases that apply). Functions whose cases say nothing of the TPU
+    (skipped, missing, our own case errors) are left out."""
     c = r.cases[(r.cases["framework"] == framework) & (r.cases["target"] == target) & _carries_tpu(r.cases)]
+    passes = c["pass"].fillna("forward") if "pass" in c else pd.Series("forward", c.index)  # older records: forward
+    c = c[passes == which]
     rows = []
     for function, g in c.groupby("function", sort=False):
         verdicts = [t["verdict"] for t in g["tpu"]]
