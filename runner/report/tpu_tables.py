@@ -70,8 +70,8 @@ def forecasts(r: Results, framework: str, target: str, which: str = "forward") -
     count, and its numerics risk (cases flagged of cases that apply). Functions whose cases say nothing of the TPU
     (skipped, missing, our own case errors) are left out."""
     c = r.cases[(r.cases["framework"] == framework) & (r.cases["target"] == target) & _carries_tpu(r.cases)]
-    passes = c["pass"].fillna("forward") if "pass" in c else pd.Series("forward", c.index)  # older records: forward
-    c = c[passes == which]
+    backward = c["pass"] == "backward"  # as records.verdicts.by_pass splits them: a record without `pass` is forward
+    c = c[backward if which == "backward" else ~backward]
     rows = []
     for function, g in c.groupby("function", sort=False):
         verdicts = [t["verdict"] for t in g["tpu"]]
