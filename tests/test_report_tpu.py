@@ -98,6 +98,13 @@ def test_the_section_lists_a_real_model_cells_functions_with_their_forecasts(jax
         row = row_of(section, function, header)
         assert (row["forecast"], row["numerics risk"]) == (forecast, f"{flagged} of {applicable}"), row
         assert row["backward forecast"] == backward.get(function, ("-",))[0], row
+        back_reasons = backward.get(function, (None, Counter()))[1]
+        if back_reasons:  # the backward verdict carries its reason as the forward one does
+            reason, n = back_reasons.most_common(1)[0]
+            assert row["backward reason"].startswith(reason.replace("|", "\\|")) and f"({n} of " in row[
+                "backward reason"], row
+        else:
+            assert row["backward reason"] == "", row
         assert (row["setup"], row["CPU eager"], row["TPU measured"]) == ("xla-cpu", "-", "-"), row
         if reasons:  # the most common reason of the deciding cases, with how many cases give it
             reason, n = reasons.most_common(1)[0]

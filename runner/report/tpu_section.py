@@ -18,8 +18,8 @@ IMAGES = {"tensorflow": "tf-xla-cpu", "jax": "jax-xla-cpu", "torch": "torch-xla-
 # How a summary names the function forecasts, in this order.
 _COUNTED = (("runs", "run"), ("fails", "fail"), ("partial", "partly fail"), ("numerics_risk", "run with numerics "
             "risk"), ("not_applicable", "not applicable"))
-_COLUMNS = ["framework", "setup", "function", "forecast", "reason", "backward forecast", "declared on TPU", "CPU eager",
-            "numerics risk", "study v3-8", "TPU measured"]
+_COLUMNS = ["framework", "setup", "function", "forecast", "reason", "backward forecast", "backward reason",
+            "declared on TPU", "CPU eager", "numerics risk", "study v3-8", "TPU measured"]
 
 
 def section(r: Results) -> Section:
@@ -39,7 +39,7 @@ def section(r: Results) -> Section:
     for fw, target in models:
         frame = tpu_tables.forecasts(r, fw, target)
         backward = tpu_tables.forecasts(r, fw, target, "backward")  # training, judged apart as the grid does
-        trains = dict(zip(backward["function"], backward["forecast"]))
+        trains = backward.set_index("function")[["forecast", "reason"]].to_dict("index")
         cases = r.cases[(r.cases["framework"] == fw) & (r.cases["target"] == target)]
         version = tables.joined(cases["framework_version"])
         table = declared_tables.table_for(fw, cases["framework_version"].iloc[0], where)
@@ -51,7 +51,8 @@ def section(r: Results) -> Section:
         for f in frame.to_dict("records"):
             function = f["function"]
             rows.append({"framework": fw, "setup": target, **{k: f[k] for k in ("function", "forecast", "reason")},
-                         "backward forecast": trains.get(function, "-"),
+                         "backward forecast": trains.get(function, {}).get("forecast", "-"),
+                         "backward reason": trains.get(function, {}).get("reason", ""),
                          "declared on TPU": declared.declared(table, function, "tpu") if table else "unknown",
                          "CPU eager": eager_v.get(function, "-"), "numerics risk": f["numerics risk"],
                          "study v3-8": studied.get(function, "-"), "TPU measured": measured.get(function, "-")})
@@ -78,7 +79,7 @@ def section(r: Results) -> Section:
         "partial; numerics risk: every case runs, some only outside their own tolerance under the TPU's "
         "arithmetic; not applicable: no case's input can exist on an XLA device) of its forward cases, the most "
         "common reason of the cases that decide it with their count, the same forecast of its backward cases "
-        "(training; - without any), what the framework version declares for the TPU (`runner "
+        "and its reason (training; - without any), what the framework version declares for the TPU (`runner "
         "declared`), the verdict of the same framework eager on the CPU, the cases flagged with numerics risk of "
         "those that apply, whether the 2023 study timed the function on its v3-8 TPU, and the verdict of a TPU "
         "cell where one ran (`runner compare` sets a TPU run of its own against this forecast).",
