@@ -32,9 +32,10 @@ from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
-# machine, another environment) are matched on the second set only.
+# machine, another environment) are matched on the second set only. Either is matched first with, then without,
+# "cached": a repeat whose first calls the cell's caches served takes a fraction of a cold one's compiling.
 HOST_KEY = ("image", "profile", "framework", "device", "compiler", "mode", "quick", "task", "cached")
-REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task")
+REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "cached")
 # Without any history: start-up and collection, and each function's cases (a function has about 25 cases; eager
 # cases take a few tens of ms on a CPU, compiled ones compile first: figures of the 2-core development machine).
 DEFAULT_FIXED_S = 20.0
@@ -119,7 +120,7 @@ class History:
             if "reference" in path.relative_to(results).parts[:1]:
                 continue
             s = self._summary(path, lambda p=path: [p.read_bytes().splitlines()])
-            if s and s[0]["host"] == here:
+            if s and s[0] and s[0]["host"] == here:  # None: a repeat still running, or killed (no footer)
                 self.host.append(s[0])
         for path in sorted((results / "reference").glob("*/*.tar.gz")):
             self.reference += [s for s in self._summary(path, lambda p=path: _tar_members(p)) if s]
@@ -162,11 +163,10 @@ class History:
     def expect(self, want: Dict[str, Any], functions: Optional[List[str]], calibration_s: Optional[float]) -> Expected:
         """One repeat of the setup `want` (HOST_KEY's facts) running `functions` (the selected curated functions'
         names; None: whatever the setup runs, as a census), on a host whose calibration is `calibration_s`."""
-        for relax in ((), ("cached",)):
-            found = _matching(self.host, want, [k for k in HOST_KEY if k not in relax])
-            if found:
-                return Expected(_median_prediction(found, functions, want), "this host")
-        found = _matching(self.reference, want, REFERENCE_KEY)
+        found = _first_matching(self.host, want, HOST_KEY)
+        if found:
+            return Expected(_median_prediction(found, functions, want), "this host")
+        found = _first_matching(self.reference, want, REFERENCE_KEY)
         # The newest reference run of the setup only: the curated cases change between runs (an older run of the
         # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens). A run is its run_id,
         # whose files may be parts of one step, each with some of the functions (a device check's compiled a, b).
@@ -198,9 +198,15 @@ def default(want: Dict[str, Any], functions: Optional[List[str]]) -> float:
     return DEFAULT_FIXED_S + per_function * (len(functions) if functions is not None else 60)
 
 
-def _matching(summaries: List[Dict[str, Any]], want: Dict[str, Any], keys: Iterable[str]) -> List[Dict[str, Any]]:
+def _first_matching(summaries: List[Dict[str, Any]], want: Dict[str, Any], keys: Iterable[str]) -> List[Dict[str, Any]]:
+    """The summaries that match `want` on every key, else on every key but "cached" (a cold repeat predicts a cached
+    one, and the other way round, where only that one ran)."""
     keys = list(keys)
-    return [s for s in summaries if all(s["key"].get(k) == want.get(k) for k in keys)]
+    for wanted in (keys, [k for k in keys if k != "cached"]):
+        found = [s for s in summaries if all(s["key"].get(k) == want.get(k) for k in wanted)]
+        if found:
+            return found
+    return []
 
 
 def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str]], want: Dict[str, Any]) -> float:

@@ -4,9 +4,12 @@ Lane 0 runs the timing cells one after another, as a run without lanes does. Eac
 time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
 census. A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
-first CPUs (the first of them the host's, where environments are built ahead); the other lanes share at most half
-of the CPUs, the last ones. Two timing workers never share CPUs: only lane 0 runs timing cells, and no two lanes
-share a CPU. A container (the docker backend) is not started by a pinned thread, so its cells stay in lane 0.
+first CPUs (the first of them the host's, where environments are built ahead, its supervisor and this runner); the
+other lanes share at most half of the CPUs, the last ones. On a host of two CPUs, where that would leave lane 0's
+worker no CPU of its own, the other lane runs on the host's CPU instead, the one a timing worker never uses
+(cpus = "all-but-one"). Either way the timing worker's CPUs are no other lane's: only lane 0 runs timing cells,
+and its worker never runs on the host's CPU. A container (the docker backend) is not started by a pinned thread,
+so its cells stay in lane 0.
 
 Every header says which lane ran the repeat and what ran in the other lanes as it started (`engine`), and the
 report flags a latency measured while another lane ran beside it (runner/report/load.py).
@@ -25,8 +28,9 @@ def available_cpus() -> list[int]:
 
 
 def default_lanes(cpus: int) -> int:
-    """One lane below 4 CPUs (a worker beside the host's CPU leaves nothing for a second lane); else two."""
-    return 1 if cpus < 4 else 2
+    """Two lanes where there are two CPUs or more (on two, the verdict lane takes the host's CPU, which the timing
+    worker leaves to its supervisor and this runner); one on a single CPU."""
+    return 1 if cpus < 2 else 2
 
 
 def verdict_cell(cell: Cell) -> bool:
@@ -45,6 +49,8 @@ def split(cpus: list[int], lanes: int) -> list[list[int]]:
                         f"pass --lanes {len(cpus)} or fewer")
     each = max(1, len(cpus) // 2 // (lanes - 1))
     main = len(cpus) - each * (lanes - 1)
+    if main < 2:  # lane 0 would hold only its worker's CPU, the supervisor beside it: the others take the host's
+        return [list(cpus)] + [[cpus[0]] for _ in range(lanes - 1)]
     return [list(cpus[:main])] + [list(cpus[main + i * each: main + (i + 1) * each]) for i in range(lanes - 1)]
 
 

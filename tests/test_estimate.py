@@ -65,6 +65,19 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
 
 
 
+def test_a_repeat_still_running_or_killed_is_no_history_and_no_error(tmp_path):
+    """results/ holds the files of a run in progress (or killed): a header and cases, no footer. The dry run beside
+    it reads them as no repeat at all (it raised a TypeError on them)."""
+    results, records = _reference(tmp_path)
+    running = results / "now" / "torch-xla-cpu-current-r1.jsonl"
+    running.parent.mkdir()
+    running.write_text("".join(json.dumps(r) + "\n" for r in records if r["record"] != "footer"))
+    history = estimate.History(results, tmp_path / "estimates.json")
+    assert history.host == [] and len(history.reference) == 1
+    got = history.expect(estimate.setup(**TORCH_XLA, later=False), None, None)
+    assert got.source == "reference"
+
+
 def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
     """The curated cases change between reference runs: of two runs of one setup, the newer one is the estimate."""
     results, records = _reference(tmp_path)
@@ -96,17 +109,26 @@ def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
 
 
 def test_a_quick_runs_expected_total_ends_at_its_budget():
-    """A quick run stops at its budget (--quick-budget-s), so the dry run expects no more than the budget in all:
-    the repeats after it expected at nothing, as the harness cuts their cases short."""
-    whole = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "0")
-    capped = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "90")
-    assert whole.returncode == 0 and capped.returncode == 0, whole.stderr + capped.stderr
-    assert _total_s(capped.stdout) <= 90 < _total_s(whole.stdout), capped.stdout + whole.stdout
+    """A quick run stops at its budget (--quick-budget-s), so the dry run expects it to end by then: each lane's
+    repeats after it expected at nothing, as the harness cuts their cases short."""
+    for lanes in ("1", "2"):
+        whole = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "0",
+                           "--lanes", lanes)
+        capped = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--quick", "--quick-budget-s", "90",
+                            "--lanes", lanes)
+        assert whole.returncode == 0 and capped.returncode == 0, whole.stderr + capped.stderr
+        assert _wall_s(capped.stdout) <= 90 < _wall_s(whole.stdout), capped.stdout + whole.stdout
+        # Side by side, each lane spends the budget: the repeats' total may pass it, the run's wall may not
+        assert ("longest lane" in capped.stdout) == (lanes == "2"), capped.stdout
 
 
-def _total_s(printed: str) -> int:
-    """The dry run's "expected in all: about 1 h 05 min | 12 min | 40 s", in seconds."""
-    (hours, minutes, seconds), = re.findall(r"expected in all: about (?:(\d+) h )?(?:(\d+) min)?(?:(\d+) s)?", printed)
+def _wall_s(printed: str) -> int:
+    """The dry run's expected wall in seconds: "expected in all: about 1 h 05 min | 12 min | 40 s ...", or with
+    lanes side by side the longest lane's, "in 2 lanes side by side, about ..."."""
+    printed = " ".join(printed.split())  # the caption is folded to the terminal's width
+    found = re.findall(r"(?:expected in all:|lanes side by side,) about (?:(\d+) h )?(?:(\d+) min)?(?:(\d+) s)?",
+                       printed)
+    hours, minutes, seconds = found[-1]
     return int(hours or 0) * 3600 + int(minutes or 0) * 60 + int(seconds or 0)
 
 
@@ -233,3 +255,4 @@ def test_the_parts_of_one_step_each_predict_the_others_functions(tmp_path):
     got = estimate.History(results, tmp_path / "estimates.json").expect(want, [only_a, only_b], None)
     both = parts[0][1][only_a] + parts[1][1][only_b]
     assert got.seconds == pytest.approx(statistics.median(fixed + both for fixed, _ in parts))
+

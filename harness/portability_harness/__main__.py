@@ -8,10 +8,12 @@ running repeat, then waits for a line on stdin before anything is written; stdin
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import List, Optional
 
+from portability_harness import processes
 from portability_harness.protocol import Config, ConfigError, Emitter, Error, Exit, Finished, Notice
 from portability_harness.errors import HarnessError
 from portability_harness.supervisor import Supervisor
@@ -34,6 +36,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if cfg.task == "declared":
         return read_declared(cfg, emit)
     supervisor = Supervisor(cfg, args[0], emit)
+    keep_off(supervisor.cpus)
     # Stop after recording the case in flight as interrupted; records already written stay, --resume continues.
     signal.signal(signal.SIGTERM, lambda signum, frame: supervisor.interrupt(signum))
     signal.signal(signal.SIGINT, lambda signum, frame: supervisor.interrupt(signum))
@@ -46,10 +49,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         return e.code
 
 
+def keep_off(worker_cpus: Optional[List[int]]) -> None:
+    """This process (the supervisor, and what it starts unpinned) onto the CPUs its worker leaves, where any are left
+    (cpus = "all-but-one": the host's). Else the kernel may wake it, at each of the worker's events and each memory
+    reading, on the CPU whose call is being timed: the more often, the busier the host's CPU (a verdict lane there,
+    runner/lanes.py). Its spare and standby workers start on these CPUs anyway (Supervisor.spare_cpus)."""
+    if not worker_cpus or not hasattr(os, "sched_getaffinity"):
+        return
+    rest = sorted(set(os.sched_getaffinity(0)) - set(worker_cpus))
+    if rest:
+        processes.move_to(rest)
+
+
 def read_declared(cfg: Config, emit: Emitter) -> int:
     """The framework's declared support, as a table in the folder cfg.out (<framework>-<version>.json.gz)."""
-    import os
-
     from portability_harness import declared
     from portability_harness.frameworks import adapter_for
 

@@ -234,8 +234,8 @@ def run_matrix(
     resume: bool = typer.Option(False, help="continue a killed matrix run in the same --out"),
     dry_run: bool = typer.Option(False, "--dry-run", help="list the cells, their backend and why any cannot run"),
     lanes: Optional[int] = typer.Option(None, help="run verdict cells (the TPU model's xla-cpu cells, a census) "
-                                        "beside the timing cells in this many lanes of CPUs  [default: 1 below 4 "
-                                        "CPUs, else 2]"),
+                                        "beside the timing cells in this many lanes of CPUs  [default: 2, or 1 on a "
+                                        "single CPU]"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=CURATED_HELP),
     engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
