@@ -256,3 +256,32 @@ def test_the_parts_of_one_step_each_predict_the_others_functions(tmp_path):
     both = parts[0][1][only_a] + parts[1][1][only_b]
     assert got.seconds == pytest.approx(statistics.median(fixed + both for fixed, _ in parts))
 
+
+
+MATRIX = ROOT / "results" / "reference" / "matrix-cpu-2026-11-27" / "records.tar.gz"
+
+
+@pytest.mark.parametrize("framework", ["jax", "torch"])
+def test_a_cold_repeat_is_expected_from_a_cold_one_and_a_cached_repeat_from_a_cached_one(framework, tmp_path):
+    """A compiled CPU cell's later repeats reuse the compilers' caches its first one filled: the reference run of
+    2026-11-27 keeps a cold repeat and a cached one of each, and each predicts its own kind (not the median of the
+    two, as when the reference matched without the cache's state)."""
+    from portability_harness import compile_caches
+
+    (tmp_path / "results" / "reference" / "cpu").mkdir(parents=True)
+    shutil.copy(MATRIX, tmp_path / "results" / "reference" / "cpu" / "records.tar.gz")
+    with tarfile.open(MATRIX) as tar:
+        repeats = [[json.loads(l) for l in tar.extractfile(f"{framework}-cpu-current-compiled-r{r}.jsonl")
+                    .read().splitlines()] for r in (1, 2)]
+    assert [r[0]["compile_caches"] for r in repeats] == [compile_caches.FILLED, compile_caches.REUSED]
+    # Each repeat's own wall (both workers started on standby, while the repeat before them ran)
+    assert all(r[-1]["workers"][0].get("standby") for r in repeats)
+    walls = [r[-1]["supervisor_ended_at"] - r[-1]["supervisor_started_at"] for r in repeats]
+    functions = sorted({c["function"] for c in repeats[0] if c["record"] == "case"})
+    history = estimate.History(tmp_path / "results", tmp_path / "estimates.json")
+    for later, want in zip((False, True), walls):
+        setup = estimate.setup(f"{framework}-cpu", "current", framework, "cpu", "compiled", "steady", False,
+                               "cases", later=later, standby=True)
+        got = history.expect(setup, functions, None)
+        assert got.source == "reference" and got.seconds == pytest.approx(want, rel=1e-6), (later, got, walls)
+    assert walls[1] < 0.9 * walls[0], walls  # the cached repeat is the quicker: the kinds are told apart
