@@ -44,6 +44,8 @@ class Cell:
     tpu_dtypes: str = "current"  # protocol.TPU_DTYPES: the TPU model's dtype rules (xla-cpu cells)
     stop_at: Optional[float] = None  # time.time() when the run's budget ends (a quick pass's): protocol.Config
     case_budget_s: Optional[float] = None  # a quick pass's limit a case (protocol.Config)
+    # (first, last): the repeats of this cell one lane runs, the others running in another (runner.lanes); None: all
+    part: Optional[tuple[int, int]] = None
 
     @property
     def memory_limit_mb(self) -> int:
@@ -72,6 +74,22 @@ class Cell:
     @property
     def key(self) -> str:
         return "/".join([self.image.name, self.profile.name, *self._variants])
+
+    @property
+    def part_key(self) -> str:
+        """The key of this lane's part of the cell (runner.lanes): the cell's own for its first repeats."""
+        return self.key if self.part is None or self.part[0] == 1 else f"{self.key}#r{self.part[0]}"
+
+    @property
+    def own_repeats(self) -> range:
+        """The repeats this part of the cell runs (all of them where it is not split over lanes)."""
+        first, last = self.part or (1, self.repeats)
+        return range(first, last + 1)
+
+    @property
+    def continued(self) -> bool:
+        """Whether another lane runs this cell's later repeats, with the compilers' caches this part fills."""
+        return self.part is not None and self.part[1] < self.repeats
 
     @property
     def label(self) -> str:

@@ -1,6 +1,6 @@
 """Runs planned cells into a RunDir on this host: the timing cells one after another (never two side by side: a
-neighbour would disturb the timings), and with lanes the verdict cells beside them on CPUs of their own
-(runner.lanes). Each repeat's harness is started by runner.scheduler, which owns what starts when (the
+neighbour would disturb the timings), and with lanes the verdict cells, and the compiled CPU cells' later repeats,
+beside them on CPUs of their own (runner.lanes). Each repeat's harness is started by runner.scheduler, which owns what starts when (the
 environments built ahead, the next repeat on standby, the compilers' caches, the lanes); this records each cell's
 state and wall; a cell that fails is recorded and the run goes on with the next. A signal
 (errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
@@ -67,8 +67,8 @@ class Lanes:
                  on_error: Callable[[Cell, str], None], after: After):
         self.scheduler, self.run_, self.rundir, self.display = scheduler, run, rundir, display
         self.on_error, self.after = on_error, after
-        by_key = {s.cell.key: s for s in run.todo}
-        self.states = [[by_key[c.key] for c in cells] for cells in scheduler.lanes]
+        self.by_key = {s.cell.key: s for s in run.todo}
+        self.states = [[self.by_key[c.key] for c in cells] for cells in scheduler.lanes]
         self.lock = threading.Lock()
         self.stopping = threading.Event()
 
@@ -77,8 +77,9 @@ class Lanes:
                    for i in range(1, len(self.states)) if self.states[i]]
         main = pin(self.scheduler.cpus[0])
         for number in range(1, len(self.states)):  # starting now: lane 0's first header names them (a race else)
-            if self.states[number]:
-                self.scheduler.running[number] = self.states[number][0].cell.key
+            first = self.scheduler.lanes[number][0] if self.states[number] else None
+            if first is not None and first.part_key == first.key:  # not a later part, which waits for lane 0
+                self.scheduler.running[number] = first.key
         try:
             for thread in threads:
                 thread.start()
@@ -95,26 +96,36 @@ class Lanes:
 
     def lane(self, number: int) -> None:
         pin(self.scheduler.cpus[number])
-        todo = self.states[number]
-        for index, state in enumerate(todo, 1):
-            if self.stopping.is_set():
-                return
+        todo = self.scheduler.lanes[number]
+        for index, part in enumerate(todo, 1):  # a cell, or the part of it this lane runs (runner.lanes)
+            if not self.scheduler.wait_for_first_part(part, self.stopping):
+                if self.stopping.is_set():
+                    return
+                continue  # its first repeat failed: the cell is recorded so
+            state = self.by_key[part.key]
             try:
-                self.cell(state, lambda repeat, begun: self.display(
-                    state.cell, repeat, index, len(todo), self.scheduler.remaining_s(state.cell, begun), number))
+                self.cell(state, part, lambda repeat, begun: self.display(
+                    state.cell, repeat, index, len(todo), self.scheduler.remaining_s(part, begun), number))
             except Stopped:
                 if number == 0:
                     raise
                 return
 
-    def cell(self, state: CellState, display: Callable[[int, int], AbstractContextManager]) -> None:
+    def cell(self, state: CellState, part: Cell, display: Callable[[int, int], AbstractContextManager]) -> None:
+        """Run `part` (the cell, or its repeats this lane runs) and record the cell's state; a cell whose later
+        repeats another lane runs stays running until they end, its wall the sum of its parts'."""
+        first = part.part_key == part.key
         with self.lock:
             state.status, state.reason = "running", None
-            state.expected_s, state.wall_s = self.scheduler.expected_s(state.cell), None
+            state.expected_s = self.scheduler.expected_s(state.cell)
+            state.wall_s = None if first else state.wall_s
             self.rundir.save(self.run_.states)
-        started = time.monotonic()
+        started, before, ran = time.monotonic(), state.wall_s or 0.0, False
         try:
-            run_cell(self.scheduler, state, self.rundir, display, self.stopping)
+            run_cell(self.scheduler, state, part, self.rundir, display, self.stopping)
+            ran = True
+            if part.continued:
+                return  # the finally below records its wall; the lane that runs the rest ends the cell
             state.status, state.reason = self.rundir.ended(state)
         except CellIncompatible as e:  # a verdict on the set-up: no case ran, and none will on --resume
             state.status, state.reason = "incompatible", str(e)
@@ -126,24 +137,27 @@ class Lanes:
             state.status, state.reason = "interrupted", "the run was stopped while this cell ran"
             raise
         finally:
-            state.wall_s = round(time.monotonic() - started, 1)
+            state.wall_s = round(before + time.monotonic() - started, 1)
             with self.lock:
                 self.rundir.save(self.run_.states)
                 self.rundir.publish(self.run_.states)
+            if part.continued:  # recorded: the lane that runs the rest may go on (or skip it: it failed)
+                self.scheduler.first_part_ended(part, ok=ran)
         self.after(state.cell, self.run_.states)
 
 
-def run_cell(scheduler: Scheduler, state: CellState, rundir: RunDir,
+def run_cell(scheduler: Scheduler, state: CellState, part: Cell, rundir: RunDir,
              display: Callable[[int, int], AbstractContextManager],
              stopping: Optional[threading.Event] = None) -> None:
-    """Every repeat of one cell that has not finished in this folder yet, as the scheduler starts them; `display`
-    (repeat, repeats begun before it in this run) gives each one's live view."""
+    """Every repeat of one cell (of `part`, the repeats of it this lane runs) that has not finished in this folder
+    yet, as the scheduler starts them; `display` (repeat, repeats begun before it in this run) gives each one's
+    live view."""
     cell = state.cell
     for repeat in range(1, cell.repeats + 1):
         name = rundir.results_file(cell, repeat).name
         if name not in state.files:
             state.files.append(name)
-    with scheduler.cell(cell) as repeats:
+    with scheduler.cell(part) as repeats:
         for begun, (repeat, out) in enumerate(repeats):
             with display(repeat, begun) as d:
                 # closing(): on a signal the harness is stopped at once and records its case as interrupted.

@@ -41,7 +41,7 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 5
+SUMMARY_VERSION = 6  # 6: a standby worker's start-up ends when its cases are collected
 
 
 @dataclass
@@ -92,10 +92,12 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     else:  # records of before the footer's times: the cases alone
         wall = cases_s
     # The first worker's start-up (importing the framework, collecting the cases) is in the wall unless it started
-    # on standby, while the repeat before ran (runner.scheduler): kept apart, so that either kind is predicted.
+    # on standby, while the repeat before ran (runner.scheduler): kept apart, so that either kind is predicted. On
+    # standby it ends when its cases are collected: from then on it waited for the repeat before to end.
     first = (footer.get("workers") or [{}])[0]
-    startup = max(0.0, first["running"] - first["spawned"]) if "running" in first and "spawned" in first else 0.0
     standby = bool(first.get("standby"))
+    ready = first.get("collected") if standby and "collected" in first else first.get("running")
+    startup = max(0.0, ready - first["spawned"]) if ready is not None and "spawned" in first else 0.0
     key = {k: header.get(k) for k in HOST_KEY}
     key.update(task=header.get("task") or "cases", compiler=header.get("compiler") or "eager",
                quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)

@@ -2,7 +2,10 @@
 
 Lane 0 runs the timing cells one after another, as a run without lanes does. Each other lane runs, at the same
 time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
-census. A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
+census; and, once their first repeat has run in lane 0, the later repeats of the compiled CPU cells, which reuse
+the compilers' caches it filled (their compile time is no longer the cold one lane 0 measured, and their
+latencies are flagged as measured beside another lane). A side lane runs its verdict cells first, then those later
+repeats, each waiting for its first repeat to end. A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
 first CPUs (the first of them the host's, where environments are built ahead, its supervisor and this runner); the
 other lanes share at most half of the CPUs, the last ones. On a host of two CPUs, where that would leave lane 0's
@@ -17,6 +20,7 @@ report flags a latency measured while another lane ran beside it (runner/report/
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Optional
 
 from runner.cell import Cell
@@ -54,18 +58,43 @@ def split(cpus: list[int], lanes: int) -> list[list[int]]:
     return [list(cpus[:main])] + [list(cpus[main + i * each: main + (i + 1) * each]) for i in range(lanes - 1)]
 
 
+def continued_later(cell: Cell) -> bool:
+    """A compiled CPU cell whose repeats after its first may run beside lane 0: they reuse the caches the first one
+    filled (compile_caches.served), and never share an accelerator with a timing worker (CPU only)."""
+    return (cell.compiler == "compiled" and cell.device == "cpu" and cell.repeats > 1 and cell.task == "cases"
+            and cell.backend != "docker")
+
+
 def assign(cells: list[Cell], lanes: int) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
-    lanes beside lane 0 in turn."""
+    lanes beside lane 0 in turn, then, after them, the later repeats of the compiled CPU cells (continued_later),
+    whose first repeat stays in lane 0 (Cell.part)."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
+    later: list[Cell] = []
     side = 0
     for cell in cells:
         if lanes > 1 and verdict_cell(cell):
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
+        elif lanes > 1 and continued_later(cell):
+            out[0].append(replace(cell, part=(1, 1)))
+            later.append(replace(cell, part=(2, cell.repeats)))
         else:
             out[0].append(cell)
+    for cell in later:
+        min(out[1:], key=len).append(cell)
     return out
+
+
+def where(cell: Cell, lanes: list[list[Cell]]) -> str:
+    """Where a run's lanes run `cell`: "" for lane 0 alone, else " in lane N" or " (repeats 2-3 in lane N)"."""
+    for number, lane in enumerate(lanes[1:], 1):
+        for part in lane:
+            if part == cell:
+                return f" in lane {number}"
+            if part.key == cell.key and part.part:
+                return f" (repeats {part.part[0]}-{part.part[1]} in lane {number})"
+    return ""
 
 
 def pin(cpus: Optional[list[int]]) -> list[int]:

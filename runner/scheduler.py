@@ -11,14 +11,16 @@ started, and ended, here:
   node) or is not built yet, the repeat starts up in its own time;
 - the compilers' caches a cell's repeats share (RunDir.caches): its first repeat in the run compiles from empty
   ones and fills them, the later ones reuse them (the harness's compile_caches.py); removed with the cell;
-- the lanes (runner.lanes): which cells run beside the timing cells, on which CPUs;
+- the lanes (runner.lanes): which cells run beside the timing cells, on which CPUs; a compiled CPU cell's later
+  repeats wait in their lane for its first one (lane 0's) to end, and its caches are removed after the last;
 - and it says beforehand what each repeat is expected to take (runner.estimate).
 
-Only one timing repeat runs at a time: a repeat started ahead waits, imported, until its turn.
+Only one repeat runs at a time on lane 0's CPUs: a repeat started ahead waits, imported, until its turn.
 """
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -51,13 +53,14 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
         walls: dict[str, list[estimate.Expected]] = {}
         begun = 0  # repeats of the lane before this one
         for cell in (c for c in cells if c.runnable):
-            repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(range(1, cell.repeats + 1))
+            repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(cell.own_repeats)
             names = estimate.selected(project.functions(cell.framework), cell.functions) \
                 if cell.task == "cases" else None
             ahead = number == 0 and cell.backend != "docker"
-            walls[cell.key] = [history.expect(estimate.setup(
+            walls[cell.part_key] = [history.expect(estimate.setup(  # a later part (runner.lanes) starts cached
                 cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick,
-                cell.task, later=i > 0, standby=ahead and begun + i > 0), names, calibration)
+                cell.task, later=i > 0 or cell.part_key != cell.key, standby=ahead and begun + i > 0), names,
+                calibration)
                 for i in range(len(repeats))]
             begun += len(repeats)
         out.update(within_budget(cells, walls))  # the lanes run side by side: each spends the budget on its own
@@ -68,17 +71,39 @@ def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]])
     """The expected total of the run's repeats (estimate.describe) and, with lanes side by side, its wall: the
     longest lane's."""
     text = estimate.describe([e for repeats in walls.values() for e in repeats])
-    per_lane = [sum(e.seconds for c in cells for e in walls.get(c.key, [])) for cells in lanes]
+    per_lane = lane_ends(lanes, walls)
     if sum(1 for seconds in per_lane if seconds) > 1:
         text += (f"; in {len(lanes)} lanes side by side, about {estimate.format_wall(max(per_lane))} "
                  f"(the longest lane)")
     return text
 
 
+def lane_ends(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> list[float]:
+    """When each lane is expected to end, from the run's start: its cells one after another, a cell's later part
+    (runner.lanes) not before its first part has ended in lane 0."""
+    ends: list[float] = []
+    firsts: dict[str, float] = {}  # a continued cell's key -> when its first part ends
+    for cells in lanes:
+        clock = 0.0
+        for cell in cells:
+            if cell.part_key != cell.key:
+                clock = max(clock, firsts.get(cell.key, 0.0))
+            clock += sum(e.seconds for e in walls.get(cell.part_key, []))
+            if cell.continued:
+                firsts[cell.key] = clock
+        ends.append(clock)
+    return ends
+
+
+def total(walls: dict[str, list[estimate.Expected]], cell: Cell) -> float:
+    """The expected wall of all of `cell`'s pending repeats, in whichever lanes they run."""
+    return sum(e.seconds for key, repeats in walls.items() if key.split("#")[0] == cell.key for e in repeats)
+
+
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
     """A quick run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the
     time left then, the ones after to nothing, as the harness cuts their cases short."""
-    ends = [c.stop_at for c in cells if c.key in walls and c.stop_at is not None]
+    ends = [c.stop_at for c in cells if c.part_key in walls and c.stop_at is not None]
     if not ends:
         return walls
     left = max(0.0, min(ends) - time.time())
@@ -94,7 +119,7 @@ def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) 
 
 def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
     """The cell's repeats not finished in this folder yet (a resumed run skips the others), with their files."""
-    files = [(repeat, rundir.results_file(cell, repeat)) for repeat in range(1, cell.repeats + 1)]
+    files = [(repeat, rundir.results_file(cell, repeat)) for repeat in cell.own_repeats]
     return [(repeat, out) for repeat, out in files if not rundir.finished(out)]
 
 
@@ -131,9 +156,27 @@ class Scheduler:
         self.expected = expected(project, self.lanes, rundir)
         self.running: dict[int, str] = {}  # lane -> the key of the cell it runs
         self.began = time.monotonic()
+        self.filled: set[str] = set()  # the cells a repeat of which began in this run, filling its caches
+        # A cell whose later repeats run in another lane: set when its first part ends; in `failed` if it failed.
+        self.firsts_ended = {c.key: threading.Event() for c in self.cells if c.continued}
+        self.failed: set[str] = set()
 
     def lane_of(self, cell: Cell) -> int:
-        return next((i for i, lane in enumerate(self.lanes) if any(c.key == cell.key for c in lane)), 0)
+        return next((i for i, lane in enumerate(self.lanes) if cell in lane), 0)
+
+    def first_part_ended(self, cell: Cell, ok: bool) -> None:
+        if not ok:
+            self.failed.add(cell.key)
+        self.firsts_ended[cell.key].set()
+
+    def wait_for_first_part(self, cell: Cell, stopping: threading.Event) -> bool:
+        """For a later part of a cell (runner.lanes): wait until its first repeat has ended in lane 0; whether it
+        is to run (not where the first part failed, was incompatible, or the run is stopping)."""
+        ended = self.firsts_ended.get(cell.key) if cell.part_key != cell.key else None
+        while ended is not None and not ended.wait(0.5):
+            if stopping.is_set():
+                return False
+        return cell.key not in self.failed and not stopping.is_set()
 
     def config(self, cell: Cell, environment: Environment, repeat: int, out: Path, filled: bool) -> Config:
         """The repeat's config; with lanes, its header says which lane ran it, on which CPUs, and what the other
@@ -147,19 +190,18 @@ class Scheduler:
 
     def expected_s(self, cell: Cell) -> Optional[float]:
         """The cell's pending repeats' expected wall."""
-        walls = self.expected.get(cell.key)
-        return sum(e.seconds for e in walls) if walls else None
+        return total(self.expected, cell) if any(k.split("#")[0] == cell.key for k in self.expected) else None
 
     def remaining_s(self, cell: Cell, begun: int) -> float:
         """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
         lane's rest, or another lane's where that one is expected to end later."""
         lane = self.lane_of(cell)
-        keys = [c.key for c in self.lanes[lane]]
-        later = keys[keys.index(cell.key) + 1:] if cell.key in keys else []
-        own = sum(e.seconds for e in self.expected.get(cell.key, [])[begun:]) + sum(
+        keys = [c.part_key for c in self.lanes[lane]]
+        later = keys[keys.index(cell.part_key) + 1:] if cell.part_key in keys else []
+        own = sum(e.seconds for e in self.expected.get(cell.part_key, [])[begun:]) + sum(
             e.seconds for key in later for e in self.expected.get(key, []))
         elapsed = time.monotonic() - self.began
-        others = [sum(e.seconds for c in cells for e in self.expected.get(c.key, [])) - elapsed
+        others = [sum(e.seconds for c in cells for e in self.expected.get(c.part_key, [])) - elapsed
                   for i, cells in enumerate(self.lanes) if i != lane]
         return max([own, *others])
 
@@ -237,7 +279,6 @@ class CellRun:
         self.backend = backends.get(cell.backend, scheduler.project, cell.extra_env)
         self.todo = pending(scheduler.rundir, cell)
         self.environment: Optional[Environment] = None
-        self.ran = 0  # repeats begun in this run
         self.lane = scheduler.lane_of(cell)
 
     def __enter__(self) -> "CellRun":
@@ -251,7 +292,8 @@ class CellRun:
             self.s.drop(self.cell)  # this cell's next repeat, where this one failed or was stopped
         if self.environment is not None:
             self.environment.close()
-        shutil.rmtree(self.s.rundir.caches(self.cell), ignore_errors=True)
+        if not self.cell.continued:  # else its later repeats, in another lane, reuse its caches
+            shutil.rmtree(self.s.rundir.caches(self.cell), ignore_errors=True)
 
     def __iter__(self) -> Iterator[tuple[int, Path]]:
         return iter(list(self.todo))
@@ -261,7 +303,8 @@ class CellRun:
         repeat after it is started ahead. Closing it early stops the harness (which records its case in flight)."""
         s, cell = self.s, self.cell
         self.environment = self.environment or self.backend.prepare(cell, log, s.rundir.install_log(cell))
-        filled, self.ran = self.ran > 0, self.ran + 1
+        filled = cell.key in s.filled  # a repeat before it in this run (in either lane) filled the caches
+        s.filled.add(cell.key)
         standby = s.take(cell, repeat) if self.lane == 0 else None
         run = standby.events() if standby else self.environment.run(s.config(cell, self.environment, repeat, out,
                                                                               filled))

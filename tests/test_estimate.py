@@ -287,3 +287,13 @@ def test_a_cold_repeat_is_expected_from_a_cold_one_and_a_cached_repeat_from_a_ca
         got = history.expect(setup, functions, None)
         assert got.source == "reference" and got.seconds == pytest.approx(want, rel=1e-6), (later, got, walls)
     assert walls[1] < 0.9 * walls[0], walls  # the cached repeat is the quicker: the kinds are told apart
+    # A repeat that starts up in its own time (a lane beside lane 0 starts none ahead) adds its worker's start-up:
+    # importing and collecting, not the time a standby worker then waited for the repeat before it to end.
+    startups = [r[-1]["workers"][0]["collected"] - r[-1]["workers"][0]["spawned"] for r in repeats]
+    waited = [r[-1]["workers"][0]["running"] - r[-1]["workers"][0]["collected"] for r in repeats]
+    assert all(w > s for w, s in zip(waited, startups)), (waited, startups)
+    for later, want in zip((False, True), walls):
+        setup = estimate.setup(f"{framework}-cpu", "current", framework, "cpu", "compiled", "steady", False,
+                               "cases", later=later, standby=False)
+        got = history.expect(setup, functions, None).seconds
+        assert got == pytest.approx(want + startups[later], rel=1e-6), (later, got, want, startups)

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 from conftest import ROOT, runner_cli
@@ -30,13 +31,42 @@ def test_lane_0_keeps_the_first_cpus_and_the_others_share_at_most_half():
     assert [lanes.default_lanes(n) for n in (1, 2, 3, 4, 16)] == [1, 2, 2, 2, 2]
 
 
-def test_only_verdict_cells_leave_lane_0():
+def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
+    """Beside lane 0 run the verdict cells (the TPU model's), then the compiled CPU cells' repeats after their
+    first, which lane 0 runs; every other repeat is lane 0's, each repeat in exactly one lane."""
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
     main, side = lanes.assign(cells, 2)
-    assert side and all(c.device == "xla-cpu" for c in side)
     assert all(c.device != "xla-cpu" for c in main)
+    verdicts = [c for c in side if c.device == "xla-cpu"]
+    later = [c for c in side if c.device != "xla-cpu"]
+    assert verdicts and side[:len(verdicts)] == verdicts  # the verdict cells first, which never wait
+    compiled = [c for c in cells if c.device == "cpu" and c.compiler == "compiled"]
+    assert compiled and all(c.repeats > 1 for c in compiled)
+    assert [(c.key, c.part) for c in later] == [(c.key, (2, c.repeats)) for c in compiled]
+    assert all(c.part_key != c.key and not c.continued for c in later)
+    for cell in cells:  # every repeat of every cell in one lane, once
+        parts = [p for p in main + side if p.key == cell.key]
+        assert sorted(r for p in parts for r in p.own_repeats) == list(range(1, cell.repeats + 1)), cell.key
+        assert all(p.part is None for p in parts) or [p.part for p in parts] == [(1, 1), (2, cell.repeats)]
+    assert [p.continued for p in main if p.part] == [True] * len(compiled)
+    assert lanes.where(compiled[0], [main, side]) == f" (repeats 2-{compiled[0].repeats} in lane 1)"
+    assert lanes.where(verdicts[0], [main, side]) == " in lane 1"
+    # The run's expected wall: a later part starts no sooner than its first part ends in lane 0.
+    from runner.estimate import Expected
+    from runner.scheduler import lane_ends
+    walls = {c.part_key: [Expected(100.0, "default")] * len(c.own_repeats) for c in main + side}
+    ends, clock, side_clock = lane_ends([main, side], walls), 0.0, 0.0
+    firsts = {}
+    for c in main:
+        clock += 100.0 * len(c.own_repeats)
+        firsts[c.key] = clock
+    for c in side:
+        side_clock = max(side_clock, firsts[c.key] if c.part_key != c.key else 0.0) + 100.0 * len(c.own_repeats)
+    assert ends == [clock, side_clock] and side_clock > 100.0 * sum(len(c.own_repeats) for c in side)
+    # One lane: nothing split; a GPU's compiled cell never shares its accelerator with a timing worker.
     assert lanes.assign(cells, 1) == [cells]
+    assert not lanes.continued_later(replace(compiled[0], image=replace(compiled[0].image, device="cuda")))
 
 
 @pytest.mark.slow
@@ -98,3 +128,43 @@ def test_the_supervisor_keeps_off_its_workers_cpus():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "harness", capture_output=True, text=True,
                           timeout=60)
     assert all(t == cpus for t in json.loads(proc.stdout)), proc.stdout
+
+
+@pytest.mark.slow
+def test_a_compiled_cells_cached_repeats_run_beside_lane_0_after_its_first(venv_for, tmp_path):
+    """The first repeat of a compiled CPU cell runs in lane 0 with empty caches; the later ones wait for it, then
+    run in lane 1, on lane 1's CPUs, reusing the caches it filled (their cold calls recorded as cold_cached); the
+    cell ends once, done, with every repeat's file and its caches removed."""
+    venv_for("jax-cpu")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two lanes need two CPUs")
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax"]\ndevices = ["cpu"]\n'
+                  'profiles = ["current"]\nrepeats = 3\n\n', (ROOT / "matrix.toml").read_text())
+    (tmp_path / "matrix.toml").write_text(text)
+    args = ["matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick", "--lanes", "2",
+            "--compiler", "compiled", "--functions", "jax.numpy.add"]
+    dry = runner_cli(*args, "--dry-run")
+    assert dry.returncode == 0 and "(repeats 2-3 in lane 1)" in dry.stdout, dry.stdout[-2000:]
+    out = tmp_path / "run"
+    proc = runner_cli(*args, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    files = {r: out / f"jax-cpu-current-compiled-r{r}.jsonl" for r in (1, 2, 3)}
+    headers = {r: json.loads(f.read_text().splitlines()[0]) for r, f in files.items()}
+    assert [headers[r]["engine"]["lane"] for r in (1, 2, 3)] == [0, 1, 1]
+    assert not set(headers[2]["engine"]["cpus"]) & set(headers[1]["cpus"])  # not the timing worker's CPU
+    assert all(set(headers[r]["cpus"]) <= set(headers[r]["engine"]["cpus"]) for r in (1, 2, 3))
+    cases = {r: [json.loads(line) for line in f.read_text().splitlines() if '"record": "case"' in line]
+             for r, f in files.items()}
+    assert cases[1] and not any(c.get("cold_cached") for c in cases[1])
+    assert all(c.get("cold_cached") for r in (2, 3) for c in cases[r] if c.get("cold_s") is not None)
+    assert any(c.get("cold_s") is not None for c in cases[2])
+    # The later repeats began after the first had ended.
+    ended = json.loads(files[1].read_text().splitlines()[-1])["supervisor_ended_at"]
+    assert json.loads(files[2].read_text().splitlines()[-1])["supervisor_started_at"] >= ended - 1
+    merged = json.loads((out / "merged.json").read_text())
+    [cell] = merged["cells"]
+    assert cell["status"] == "done" and [r["file"] for r in cell["runs"]] == [f.name for f in files.values()]
+    footers = [json.loads(f.read_text().splitlines()[-1]) for f in files.values()]
+    spans = sum(f["supervisor_ended_at"] - f["supervisor_started_at"] for f in footers)
+    assert cell["expected_s"] and cell["wall_s"] >= spans - 1, (cell["wall_s"], spans)  # the parts' walls added
+    assert not (out / ".caches").exists()

@@ -277,8 +277,8 @@ def run_matrix(
                 will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
             elif c.runnable and c.device == "cuda" and not address:
                 will, reason = _compatibility(c, project)
-            expected = sum(e.seconds for e in walls[c.key]) if will == "run" else None
-            will += next((f" in lane {n}" for n, lane in enumerate(by_lane) if n and will == "run" and c in lane), "")
+            expected = scheduler.total(walls, c) if will == "run" else None
+            will += lanes_.where(c, by_lane) if will == "run" else ""
             t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will,
                       estimate.format_wall(expected), reason)
         console.print(t)
