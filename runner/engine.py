@@ -1,9 +1,9 @@
 """Runs planned cells into a RunDir on this host: the timing cells one after another (never two side by side: a
-neighbour would disturb the timings), and with lanes the verdict cells, and the compiled CPU cells' later repeats,
-beside them on CPUs of their own (runner.lanes). Each repeat's harness is started by runner.scheduler, which owns what starts when (the
-environments built ahead, the next repeat on standby, the compilers' caches, the lanes); this records each cell's
-state and wall; a cell that fails is recorded and the run goes on with the next. A signal
-(errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
+neighbour would disturb the timings), and with lanes the verdict cells (and, asked, the compiled CPU cells' later
+repeats) beside them on CPUs of their own (runner.lanes). Each repeat's harness is started by runner.scheduler,
+which owns what starts when (the environments built ahead, the next repeat on standby, the compilers' caches, the
+lanes); this records each cell's state and wall; a cell that fails is recorded and the run goes on with the next.
+A signal (errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
 are marked interrupted and --resume continues them.
 """
 from __future__ import annotations
@@ -48,13 +48,14 @@ def ignore(cell: Cell, states: list[CellState]) -> None:
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
         on_error: Callable[[Cell, str], None] = lambda c, e: None,
         ahead: Callable[[str], None] = lambda message: None,
-        after: After = ignore, lanes: int = 1) -> dict:
+        after: After = ignore, lanes: int = 1, cached_beside: bool = False) -> dict:
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end. The later cells'
     environments are built while the first ones run (runner.scheduler), telling `ahead` how that goes; `after`
     is told of each cell that ended (done, failed or incompatible; not one a stop interrupted), with every
-    cell's state. With `lanes` above 1, verdict cells run beside the timing cells (runner.lanes)."""
+    cell's state. With `lanes` above 1, verdict cells (and with `cached_beside` the compiled CPU cells' cached
+    repeats) run beside the timing cells (runner.lanes)."""
     with rundir.running(cells, resume) as run:
-        with Scheduler(project, rundir, [s.cell for s in run.todo], ahead, lanes) as scheduler:
+        with Scheduler(project, rundir, [s.cell for s in run.todo], ahead, lanes, cached_beside) as scheduler:
             Lanes(scheduler, run, rundir, display, on_error, after).run()
     return run.merged
 

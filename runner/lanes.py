@@ -2,10 +2,13 @@
 
 Lane 0 runs the timing cells one after another, as a run without lanes does. Each other lane runs, at the same
 time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
-census; and, once their first repeat has run in lane 0, the later repeats of the compiled CPU cells, which reuse
-the compilers' caches it filled (their compile time is no longer the cold one lane 0 measured, and their
-latencies are flagged as measured beside another lane). A side lane runs its verdict cells first, then those later
-repeats, each waiting for its first repeat to end. A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
+census; and, with --cached-beside, once their first repeat has run in lane 0, the later repeats of the compiled CPU
+cells, which reuse the compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side
+lane runs its verdict cells first, then those later repeats, each waiting for its first repeat to end. Not by
+default: on the 2-core machine, a cached repeat beside a timing cell raised that cell's latencies by about a fifth
+(JAX eager's minima), where a verdict cell beside it had cost about 5 % (docs/benchmarks.md).
+
+A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
 first CPUs (the first of them the host's, where environments are built ahead, its supervisor and this runner); the
 other lanes share at most half of the CPUs, the last ones. On a host of two CPUs, where that would leave lane 0's
@@ -65,10 +68,10 @@ def continued_later(cell: Cell) -> bool:
             and cell.backend != "docker")
 
 
-def assign(cells: list[Cell], lanes: int) -> list[list[Cell]]:
+def assign(cells: list[Cell], lanes: int, cached_beside: bool = False) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
-    lanes beside lane 0 in turn, then, after them, the later repeats of the compiled CPU cells (continued_later),
-    whose first repeat stays in lane 0 (Cell.part)."""
+    lanes beside lane 0 in turn, then, with `cached_beside`, the later repeats of the compiled CPU cells
+    (continued_later), whose first repeat stays in lane 0 (Cell.part)."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
     later: list[Cell] = []
     side = 0
@@ -76,7 +79,7 @@ def assign(cells: list[Cell], lanes: int) -> list[list[Cell]]:
         if lanes > 1 and verdict_cell(cell):
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
-        elif lanes > 1 and continued_later(cell):
+        elif lanes > 1 and cached_beside and continued_later(cell):
             out[0].append(replace(cell, part=(1, 1)))
             later.append(replace(cell, part=(2, cell.repeats)))
         else:

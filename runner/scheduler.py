@@ -145,10 +145,11 @@ class Scheduler:
     them): `cell(c)` runs one of them; entered, the later cells' environments are built ahead; left, whatever was
     started ahead is ended."""
 
-    def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1):
+    def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1,
+                 cached_beside: bool = False):
         self.project, self.rundir, self.log = project, rundir, log
         self.cpus: list[Optional[list[int]]] = list(split(available_cpus(), lanes)) if lanes > 1 else [None]
-        self.lanes = assign(cells, len(self.cpus))
+        self.lanes = assign(cells, len(self.cpus), cached_beside)
         self.cells = self.lanes[0]  # the timing cells, one after another, each repeat's successor started ahead
         firsts = {lane[0].key for lane in self.lanes if lane}
         self.prefetch = Prefetch(project, [c for lane in self.lanes for c in lane if c.key not in firsts], rundir, log)

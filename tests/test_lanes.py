@@ -36,7 +36,8 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     first, which lane 0 runs; every other repeat is lane 0's, each repeat in exactly one lane."""
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
-    main, side = lanes.assign(cells, 2)
+    assert all(c.part is None for lane in lanes.assign(cells, 2) for c in lane)  # not by default
+    main, side = lanes.assign(cells, 2, cached_beside=True)
     assert all(c.device != "xla-cpu" for c in main)
     verdicts = [c for c in side if c.device == "xla-cpu"]
     later = [c for c in side if c.device != "xla-cpu"]
@@ -142,7 +143,7 @@ def test_a_compiled_cells_cached_repeats_run_beside_lane_0_after_its_first(venv_
                   'profiles = ["current"]\nrepeats = 3\n\n', (ROOT / "matrix.toml").read_text())
     (tmp_path / "matrix.toml").write_text(text)
     args = ["matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick", "--lanes", "2",
-            "--compiler", "compiled", "--functions", "jax.numpy.add"]
+            "--cached-beside", "--compiler", "compiled", "--functions", "jax.numpy.add"]
     dry = runner_cli(*args, "--dry-run")
     assert dry.returncode == 0 and "(repeats 2-3 in lane 1)" in dry.stdout, dry.stdout[-2000:]
     out = tmp_path / "run"
