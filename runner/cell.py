@@ -76,9 +76,14 @@ class Cell:
         return "/".join([self.image.name, self.profile.name, *self._variants])
 
     @property
+    def later_part(self) -> bool:
+        """Whether this is the part of a cell that runs its later repeats, after its first part (runner.lanes)."""
+        return self.part is not None and self.part[0] > 1
+
+    @property
     def part_key(self) -> str:
         """The key of this lane's part of the cell (runner.lanes): the cell's own for its first repeats."""
-        return self.key if self.part is None or self.part[0] == 1 else f"{self.key}#r{self.part[0]}"
+        return f"{self.key}#r{self.part[0]}" if self.later_part else self.key
 
     @property
     def own_repeats(self) -> range:

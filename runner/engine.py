@@ -69,18 +69,17 @@ class Lanes:
         self.scheduler, self.run_, self.rundir, self.display = scheduler, run, rundir, display
         self.on_error, self.after = on_error, after
         self.by_key = {s.cell.key: s for s in run.todo}
-        self.states = [[self.by_key[c.key] for c in cells] for cells in scheduler.lanes]
         self.lock = threading.Lock()
         self.stopping = threading.Event()
 
     def run(self) -> None:
+        lanes = self.scheduler.lanes
         threads = [threading.Thread(target=self.lane, args=(i,), name=f"lane {i}", daemon=True)
-                   for i in range(1, len(self.states)) if self.states[i]]
+                   for i in range(1, len(lanes)) if lanes[i]]
         main = pin(self.scheduler.cpus[0])
-        for number in range(1, len(self.states)):  # starting now: lane 0's first header names them (a race else)
-            first = self.scheduler.lanes[number][0] if self.states[number] else None
-            if first is not None and first.part_key == first.key:  # not a later part, which waits for lane 0
-                self.scheduler.running[number] = first.key
+        for number in range(1, len(lanes)):  # starting now: lane 0's first header names them (a race else)
+            if lanes[number] and not lanes[number][0].later_part:  # a later part waits for lane 0
+                self.scheduler.running[number] = lanes[number][0].key
         try:
             for thread in threads:
                 thread.start()
@@ -115,11 +114,10 @@ class Lanes:
     def cell(self, state: CellState, part: Cell, display: Callable[[int, int], AbstractContextManager]) -> None:
         """Run `part` (the cell, or its repeats this lane runs) and record the cell's state; a cell whose later
         repeats another lane runs stays running until they end, its wall the sum of its parts'."""
-        first = part.part_key == part.key
         with self.lock:
             state.status, state.reason = "running", None
             state.expected_s = self.scheduler.expected_s(state.cell)
-            state.wall_s = None if first else state.wall_s
+            state.wall_s = state.wall_s if part.later_part else None
             self.rundir.save(self.run_.states)
         started, before, ran = time.monotonic(), state.wall_s or 0.0, False
         try:

@@ -59,7 +59,7 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
             ahead = number == 0 and cell.backend != "docker"
             walls[cell.part_key] = [history.expect(estimate.setup(  # a later part (runner.lanes) starts cached
                 cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick,
-                cell.task, later=i > 0 or cell.part_key != cell.key, standby=ahead and begun + i > 0), names,
+                cell.task, later=i > 0 or cell.later_part, standby=ahead and begun + i > 0), names,
                 calibration)
                 for i in range(len(repeats))]
             begun += len(repeats)
@@ -86,7 +86,7 @@ def lane_ends(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]
     for cells in lanes:
         clock = 0.0
         for cell in cells:
-            if cell.part_key != cell.key:
+            if cell.later_part:
                 clock = max(clock, firsts.get(cell.key, 0.0))
             clock += sum(e.seconds for e in walls.get(cell.part_key, []))
             if cell.continued:
@@ -95,9 +95,13 @@ def lane_ends(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]
     return ends
 
 
+def of_cell(walls: dict[str, list[estimate.Expected]], cell: Cell) -> list[estimate.Expected]:
+    """The expected walls of `cell`'s pending repeats, in whichever lanes they run (Cell.part_key)."""
+    return [e for key, repeats in walls.items() if key.split("#")[0] == cell.key for e in repeats]
+
+
 def total(walls: dict[str, list[estimate.Expected]], cell: Cell) -> float:
-    """The expected wall of all of `cell`'s pending repeats, in whichever lanes they run."""
-    return sum(e.seconds for key, repeats in walls.items() if key.split("#")[0] == cell.key for e in repeats)
+    return sum(e.seconds for e in of_cell(walls, cell))
 
 
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
@@ -173,7 +177,7 @@ class Scheduler:
     def wait_for_first_part(self, cell: Cell, stopping: threading.Event) -> bool:
         """For a later part of a cell (runner.lanes): wait until its first repeat has ended in lane 0; whether it
         is to run (not where the first part failed, was incompatible, or the run is stopping)."""
-        ended = self.firsts_ended.get(cell.key) if cell.part_key != cell.key else None
+        ended = self.firsts_ended.get(cell.key) if cell.later_part else None
         while ended is not None and not ended.wait(0.5):
             if stopping.is_set():
                 return False
@@ -191,7 +195,8 @@ class Scheduler:
 
     def expected_s(self, cell: Cell) -> Optional[float]:
         """The cell's pending repeats' expected wall."""
-        return total(self.expected, cell) if any(k.split("#")[0] == cell.key for k in self.expected) else None
+        walls = of_cell(self.expected, cell)
+        return sum(e.seconds for e in walls) if walls else None
 
     def remaining_s(self, cell: Cell, begun: int) -> float:
         """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
