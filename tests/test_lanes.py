@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT, runner_cli
+from conftest import ROOT, runner_cli, wait_for
 
+from portability_harness.records import store
 from runner import lanes, matrix
 from runner.errors import UserError
 from runner.plan import Options, plan
@@ -131,6 +133,15 @@ def test_the_supervisor_keeps_off_its_workers_cpus():
     assert all(t == cpus for t in json.loads(proc.stdout)), proc.stdout
 
 
+def cached_beside_args(tmp_path, functions: str) -> list[str]:
+    """`runner matrix` of JAX compiled on the CPU, 3 repeats, in two lanes with the cached repeats beside."""
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax"]\ndevices = ["cpu"]\n'
+                  'profiles = ["current"]\nrepeats = 3\n\n', (ROOT / "matrix.toml").read_text())
+    (tmp_path / "matrix.toml").write_text(text)
+    return ["matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick", "--lanes", "2",
+            "--cached-beside", "--compiler", "compiled", "--functions", functions]
+
+
 @pytest.mark.slow
 def test_a_compiled_cells_cached_repeats_run_beside_lane_0_after_its_first(venv_for, tmp_path):
     """The first repeat of a compiled CPU cell runs in lane 0 with empty caches; the later ones wait for it, then
@@ -139,11 +150,7 @@ def test_a_compiled_cells_cached_repeats_run_beside_lane_0_after_its_first(venv_
     venv_for("jax-cpu")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("two lanes need two CPUs")
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 3\n\n', (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
-    args = ["matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick", "--lanes", "2",
-            "--cached-beside", "--compiler", "compiled", "--functions", "jax.numpy.add"]
+    args = cached_beside_args(tmp_path, "jax.numpy.add")
     dry = runner_cli(*args, "--dry-run")
     assert dry.returncode == 0 and "(repeats 2-3 in lane 1)" in dry.stdout, dry.stdout[-2000:]
     out = tmp_path / "run"
@@ -168,4 +175,39 @@ def test_a_compiled_cells_cached_repeats_run_beside_lane_0_after_its_first(venv_
     footers = [json.loads(f.read_text().splitlines()[-1]) for f in files.values()]
     spans = sum(f["supervisor_ended_at"] - f["supervisor_started_at"] for f in footers)
     assert cell["expected_s"] and cell["wall_s"] >= spans - 1, (cell["wall_s"], spans)  # the parts' walls added
+    assert not (out / ".caches").exists()
+
+
+@pytest.mark.slow
+def test_a_killed_run_with_the_cached_repeats_beside_resumes(venv_for, tmp_path):
+    """Killed once the first repeat has ended, a --cached-beside run resumes: lane 0 has nothing left to run (the
+    first repeat is not run again) and says so to lane 1, which does not wait for it; the later repeats end with
+    each case once, the first of them compiling from empty caches again (the killed run's are not trusted)."""
+    venv_for("jax-cpu")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two lanes need two CPUs")
+    args = [*cached_beside_args(tmp_path, "jax.numpy.a*"), "--out", str(tmp_path / "run")]
+    out = tmp_path / "run"
+    files = {r: out / f"jax-cpu-current-compiled-r{r}.jsonl" for r in (1, 2, 3)}
+    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, COLUMNS="200"),
+                            start_new_session=True)
+    wait_for(lambda: files[1].exists() and store.read(str(files[1])).footer is not None, "the first repeat's footer",
+             600, proc)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole run: lane 1's repeat (if it began) is cut short
+    proc.wait()
+    first = files[1].read_bytes()
+    again = runner_cli(*args, "--resume", timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert files[1].read_bytes() == first
+    ids = {r: [c["case_id"] for c in store.read(str(files[r])).cases] for r in (1, 2, 3)}
+    assert ids[2] and sorted(ids[2]) == sorted(set(ids[2])) == sorted(ids[1]) == sorted(ids[3])
+    headers = {r: json.loads(files[r].read_text().splitlines()[0]) for r in (2, 3)}
+    assert [headers[r]["engine"]["lane"] for r in (2, 3)] == [1, 1]
+    # The resumed run's first repeat of the cell empties the caches; the repeat after it reuses them.
+    resumed = [json.loads(line) for line in files[3].read_text().splitlines() if '"record": "case"' in line]
+    assert all(c.get("cold_cached") for c in resumed if c.get("cold_s") is not None)
+    merged = json.loads((out / "merged.json").read_text())
+    [cell] = merged["cells"]
+    assert cell["status"] == "done" and len(cell["runs"]) == 3
     assert not (out / ".caches").exists()
