@@ -131,20 +131,22 @@ def test_a_module_that_cannot_be_read_is_listed_with_its_error(fault_project):
 
 
 def test_a_second_run_into_a_folder_being_written_is_refused(venv_for, tmp_path):
-    venv_for("jax-cpu")
-    out = tmp_path / "run"
-    args = ["bench", "--image", "jax-cpu", "--backend", "local", "--functions", "jax.numpy.*", "--quick",
-            "--out", str(out)]
-    first = runner(*args)
-    wait_for(lambda: cases_of(out / "jax-cpu-current.jsonl"), "a first record", proc=first)
+    venv_for("torch-cpu")
+    out, tickets = tmp_path / "run", tmp_path / "tickets"
+    args = ["bench", "--image", "torch-cpu", "--backend", "local", "--curated", str(FAULT_CASES), "--functions",
+            "torch.mul", "--quick", "--out", str(out)]
+    # The first run holds the folder: one case runs, the next waits for a ticket until the second run is refused.
+    first = runner(*args, env=steady_tickets(tickets, 1))
+    wait_for(lambda: cases_of(out / "torch-cpu-current.jsonl"), "a first record", proc=first)
     second = finished(runner(*args, "--resume"), timeout=120)
     line = one_line_error(second, "is being written by process", str(first.pid), "choose another --out")
-    assert "bench --image jax-cpu" in line  # the command line of the run that holds the folder
+    assert "bench --image torch-cpu" in line  # the command line of the run that holds the folder
+    steady_tickets(tickets, 12)  # the rest of the cases
     done = finished(first, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    contents = store.read(str(out / "jax-cpu-current.jsonl"))
+    contents = store.read(str(out / "torch-cpu-current.jsonl"))
     assert not contents.problems() and sum(r["record"] == "footer" for r in contents.records) == 1
-    assert len({c["case_id"] for c in contents.cases}) == len(contents.cases)
+    assert len({c["case_id"] for c in contents.cases}) == len(contents.cases) == 12
 
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -18,6 +18,9 @@ from portability_harness.records import store
 # The matrix has cuda cells: on a host with no GPU they are listed, not run, wherever the suite runs.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_devices")]
 FUNCTIONS = ("--functions", "jax.numpy.add", "--functions", "tf.cast")
+# The kill-and-resume test's functions: its two repeats of JAX quick, a few dozen cases each (the kill lands as the
+# second begins).
+SOME = ("--functions", "jax.numpy.a*")
 
 
 def matrix_file(tmp_path: Path, extra: str = "") -> Path:
@@ -77,7 +80,7 @@ def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):
     venv_for("jax-cpu")
     path, out = matrix_file(tmp_path), tmp_path / "run"
     first = out / "jax-cpu-current-r1.jsonl"
-    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", "--functions", "jax.numpy.*",
+    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME,
                   "--out", str(out), start_new_session=True)
     wait_for(lambda: store.read(str(first)).footer is not None, "the first repeat's footer", 600, proc)
     os.killpg(proc.pid, signal.SIGKILL)  # the whole matrix run, harness and worker included
@@ -86,7 +89,7 @@ def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):
     state = json.loads((out / "matrix.json").read_text())
     assert {c["key"]: c["status"] for c in state["cells"]}["jax-cpu/current"] == "running"
 
-    again = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", "--functions", "jax.numpy.*",
+    again = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME,
                    "--out", str(out), "--resume")
     _, stderr = again.communicate(timeout=900)
     assert again.returncode == 0, stderr
