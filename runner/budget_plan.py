@@ -6,9 +6,9 @@ Priority: every accelerator cell's steps before any CPU cell's, and across cells
 (every cell's steady before any compiled), so that a short budget still sees every framework on the accelerator.
 A census is open-ended: it runs until the budget ends (what it measured counts, the rest is recorded as cut short),
 so it starts wherever OPEN_MIN_S are left. Lanes run steps side by side, as the H100 reference run's three did
-(results/reference/h100-2026-11-26), within what the device allows (`holds`): JAX and TensorFlow take most of a
-GPU's memory when they start, so one of them at a time on a GPU, beside any number of PyTorch steps; TensorFlow
-takes all of it, so nothing beside it; a TPU's chips belong to one process. A lane takes the first step, in
+(results/reference/h100-2026-11-26), within what the device allows (`holds`): PyTorch and JAX steps share a GPU
+(with lanes, the check turns JAX's preallocation of 75 % of the GPU's memory off); TensorFlow, untried beside
+anything on a GPU, runs beside nothing there; a TPU's chips belong to one process. A lane takes the first step, in
 priority order, that the device allows now and that is expected to end within the budget; a curated step expected
 to take more than half the budget that can share its device is split over lanes by function, as the H100 run split
 torch.compile's functions over two workers. One policy (`Scheduler`) both plans (`simulate`, with the expected
@@ -98,8 +98,8 @@ class Step:
             return {}
         if self.framework == "tensorflow":
             return {"cuda": "exclusive"}
-        if self.framework == "jax":
-            return {"cuda": "shared", "cuda-memory": "exclusive"}
+        # JAX would take 75 % of the GPU's memory when it starts, but the check turns that preallocation off whenever
+        # lanes run side by side (scripts/device_check.py), so its steps share the GPU as PyTorch's do.
         return {"cuda": "shared"}
 
 

@@ -83,11 +83,26 @@ def test_a_lent_gpu_plans_every_step_of_pytorch_and_jax_within_the_default_budge
     # torch.compile's cases, longer than half the budget, are split over two lanes by function, each once.
     parts = [p.step for p in plan.planned if (p.step.framework, p.step.name) == ("torch", "compiled")]
     assert len(parts) == 2 and sorted(f for s in parts for f in s.functions) == sorted(ALL["torch"][0])
-    # A lane runs one step at a time, and JAX (which takes most of the GPU's memory) one step at a time.
+    # A lane runs one step at a time.
     for a in plan.planned:
         for b in plan.planned:
-            if a is not b and (a.lane == b.lane or a.step.framework == b.step.framework == "jax"):
+            if a is not b and a.lane == b.lane:
                 assert not overlaps(a, b), (a, b)
+
+
+def test_jax_eager_longer_than_half_the_budget_is_split_over_lanes_on_a_gpu():
+    """JAX's eager cases with their backward ones took about 570 s on an H100 (results/reference/h100-2026-11-27).
+    The check turns JAX's preallocation off beside other lanes, so its steps share the GPU: the step is split by
+    function over the three lanes like torch.compile's, each function once, and everything fits.
+    (With JAX one process at a time on the GPU, its eager step alone would not fit in the 440 s.)"""
+    walls = {"steady": 570.0, "compiled": 300.0, "declared": 25.0, "census": 690.0}
+    queue = budget_plan.steps([("jax", "cuda")], ("steady", "compiled", "declared", "census"), ALL, 440.0, 3,
+                              lambda framework, device, step: (walls[step], "given"))
+    plan = budget_plan.simulate(queue, 3, 440.0)
+    steady = [p for p in plan.planned if p.step.name == "steady"]
+    assert len(steady) == 3 and sorted(f for p in steady for f in p.step.functions) == sorted(ALL["jax"][0])
+    assert all(overlaps(a, b) for a in steady for b in steady) and not plan.left_out
+    assert {p.step.name for p in plan.planned} == set(walls) and all(p.end_s <= 440.0 for p in plan.planned)
 
 
 def test_a_short_budget_keeps_the_accelerators_first_steps_and_lists_what_does_not_fit():
