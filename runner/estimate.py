@@ -41,7 +41,7 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 6  # 6: a standby worker's start-up ends when its cases are collected
+SUMMARY_VERSION = 7  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s
 
 
 @dataclass
@@ -85,8 +85,11 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     if header is None or footer is None:
         return None
     # A function some of whose cases were cut short: as if the rest took what those that ran took each. One with
-    # none run is left out (predicted as the run's other functions are, estimate._prediction).
+    # none run is left out (predicted as the run's other functions are, estimate._prediction); for a prediction of
+    # the whole run (a census, which names no functions) its cases count at the run's mean case.
     functions = {n: t * (ran[n] + cut.get(n, 0)) / ran[n] for n, t in functions.items()}
+    unrun = sum(n for name, n in cut.items() if name not in ran)
+    unrun_s = unrun * cases_s / sum(ran.values()) if ran else 0.0
     if footer.get("supervisor_started_at") and footer.get("supervisor_ended_at"):
         wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
     else:  # records of before the footer's times: the cases alone
@@ -105,7 +108,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     return {"key": key, "host": header.get("host"), "started_at": header.get("started_at") or "",
             "run_id": header.get("run_id"),
             "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
-            "startup_s": startup, "functions": functions,
+            "startup_s": startup, "functions": functions, "unrun_s": unrun_s,
             "calibration_s": statistics.median(calibrations) if calibrations else None}
 
 
@@ -227,8 +230,10 @@ def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[st
     not run: what the setup's other files say of it, else the median of those it ran), and its start-up unless the
     repeat will start on standby."""
     startup = 0.0 if want.get("standby") else s["startup_s"]
-    if functions is None or not s["functions"]:
-        return s["wall_s"] + startup if s["functions"] or functions is None else default(want, functions)
+    if not s["functions"]:
+        return s["wall_s"] + startup if functions is None else default(want, functions)
+    if functions is None:  # the whole run, its cases cut short by a budget included
+        return s["fixed_s"] + startup + sum(s["functions"].values()) + s.get("unrun_s", 0.0)
     typical = statistics.median(s["functions"].values())
     return s["fixed_s"] + startup + sum(s["functions"].get(f, others.get(f, typical)) for f in functions)
 

@@ -201,6 +201,7 @@ def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp
 
 
 H100 = ROOT / "results" / "reference" / "h100-2026-11-27" / "records.tar.gz"
+H200_CENSUS = ROOT / "results" / "reference" / "h200-2026-11-28" / "records.tar.gz"
 
 
 def _h100_records(tmp_path):
@@ -243,6 +244,28 @@ def test_a_run_cut_short_by_its_budget_predicts_its_cut_cases_from_those_that_ra
     assert got.seconds == pytest.approx(fixed + sum(whole[f] for f in part), rel=1e-6)
     ran = sum(c["duration_s"] for c in cases if c["function"] in part and c["outcome"] != "interrupted")
     assert got.seconds > fixed + ran  # what the cut cases add
+
+
+def test_a_census_cut_short_by_its_budget_is_expected_whole(tmp_path):
+    """The H200's torch census of 2026-11-28 ran 478 of its 6059 op x dtype cases before the budget: the whole census
+    is expected with the ops it never reached at the run's mean case, not at the 134 s the run lasted."""
+    (tmp_path / "results" / "reference" / "h200").mkdir(parents=True)
+    shutil.copy(H200_CENSUS, tmp_path / "results" / "reference" / "h200" / "records.tar.gz")
+    with tarfile.open(H200_CENSUS) as tar:
+        (member,) = [m for m in tar if m.name.endswith("torch-cuda-existing-census.jsonl")]
+        records = [json.loads(l) for l in tar.extractfile(member).read().splitlines()]
+    fixed, whole = _fixed_and_functions(records)
+    cases = [r for r in records if r["record"] == "case"]
+    ran = [c for c in cases if c["outcome"] != "interrupted"]
+    unrun = [c for c in cases if c["function"] not in whole]
+    assert len(cases) > 10 * len(ran) and len(unrun) > len(cases) / 3
+    want = estimate.setup("torch-cuda", "existing", "torch", "cuda", "eager", "steady", True, "census", later=False)
+    got = estimate.History(tmp_path / "results", tmp_path / "estimates.json").expect(want, None, None)
+    mean = statistics.mean(c["duration_s"] for c in ran)
+    assert got.source == "reference"
+    assert got.seconds == pytest.approx(fixed + sum(whole.values()) + len(unrun) * mean, rel=1e-6)
+    footer = records[-1]
+    assert got.seconds > 5 * (footer["supervisor_ended_at"] - footer["supervisor_started_at"])
 
 
 def test_the_parts_of_one_step_each_predict_the_others_functions(tmp_path):
