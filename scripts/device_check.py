@@ -158,11 +158,12 @@ def selected(names: List[str], patterns: List[str]) -> tuple:
 
 
 def lanes_for(cells: list) -> int:
-    """Side by side on an accelerator where the host has the CPUs (four a lane, at most three, as the H100 run's);
-    one after another on the CPU alone, whose timings a neighbour would disturb."""
+    """Side by side on an accelerator where the host has the CPUs (one lane per 8/3 CPUs, at most six: the H200 run
+    of 2026-11-28 ran every step of PyTorch and JAX in six lanes on 16 CPUs, where three left JAX's compiled step
+    out); one after another on the CPU alone, whose timings a neighbour would disturb."""
     if all(device == "cpu" for _, device in cells):
         return 1
-    return max(1, min(3, (os.cpu_count() or 1) // 4))
+    return max(1, min(6, (os.cpu_count() or 1) * 3 // 8))
 
 
 def budget(text: str) -> float:
@@ -221,8 +222,8 @@ def main() -> int:
     parser.add_argument("--budget-s", "--deadline-s", type=budget, default=DEFAULT_BUDGET_S, dest="budget_s",
                         help="plan the steps to fit this many seconds and stop at them; 0: no budget "
                              "(default %(default)g: a machine lent for 15 minutes)")
-    parser.add_argument("--lanes", type=int, default=0, help="steps side by side (default: three on an accelerator "
-                        "with 12 or more CPUs, fewer with fewer, one on the CPU alone)")
+    parser.add_argument("--lanes", type=int, default=0, help="steps side by side (default: six on an accelerator "
+                        "with 16 or more CPUs, fewer with fewer, one on the CPU alone)")
     parser.add_argument("--expect", type=expectation, action="append", default=[], metavar="STEP=SECONDS",
                         help="plan with this wall for each cell's step instead of the reference runs' (repeatable)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and stop")
