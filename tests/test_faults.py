@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -122,6 +123,80 @@ def test_every_fault_and_a_kill_9_end_with_each_case_once(venv_for, fault_projec
     assert not working_in(out), working_in(out)
     merged = json.loads((out / "merged.json").read_text())
     assert merged["status"] == "finished" and merged["cells"][0]["status"] == "done"
+
+
+CRASH_FIRST = """import ctypes
+
+import pytest
+import torch
+
+pytestmark = pytest.mark.function("torch.add", decile=100, top20=True)
+
+
+def test_segfault(bench, device):
+    ctypes.string_at(0)
+"""
+
+
+def command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def children(pid: int) -> set[int]:
+    """The processes `pid` started, as the kernel lists them (a child just forked is there before it runs)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found |= {int(c) for c in (task / "children").read_text().split()}
+        except OSError:
+            continue
+    return found
+
+
+def test_a_kill_9_while_the_harness_replaces_a_crashed_worker_leaves_nothing_running(venv_for, tmp_path):
+    """The moment the kill -9 test above once hit (in a make test, 2026-11-28), made certain: the runner dies while
+    its harness starts the worker that replaces a crashed one. The harness ends that worker's session too, as it does
+    the one before. Else the new worker runs the next case, dies alone when the harness does, and the `sleep` that
+    case started runs on for ten minutes in the run folder (here: the case's body lasts a second after it, as a slow
+    case on a busy machine does)."""
+    venv_for("torch-cpu")
+    cases = tmp_path / "cases" / "torch"
+    cases.mkdir(parents=True)
+    (cases / "test_crash.py").write_text(CRASH_FIRST)
+    child = (FAULT_CASES / "torch" / "test_children.py").read_text()
+    assert 'subprocess.Popen(["sleep", MARK])' in child
+    (cases / "test_children.py").write_text(child.replace('subprocess.Popen(["sleep", MARK])',
+                                                          'subprocess.Popen(["sleep", MARK]); __import__("time").sleep(1)'))
+    ids = ["torch/test_crash.py::test_segfault", "torch/test_children.py::test_leaves_a_child",
+           "torch/test_children.py::test_leaves_a_daemon"]
+    assert run_order.spread(ids, str)[0] == ids[0]  # the crash first: its replacement has cases left to run
+    out = tmp_path / "run"
+    first = runner("bench", "--image", "torch-cpu", "--backend", "local", "--curated", str(tmp_path / "cases"),
+                   "--quick", "--out", str(out))
+    harness: list[int] = []
+    # The runner's own child (its workers' command lines name the harness's pytest plugin too).
+    wait_for(lambda: harness.extend(p for p in children(first.pid) if "portability_harness" in command(p)) or harness,
+             "the runner's harness", proc=first)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 300
+    while len(workers) < 2:  # the first worker, then the one that replaces it after the crash
+        assert first.poll() is None and time.monotonic() < deadline, f"no second worker: {first.communicate()}"
+        workers |= children(harness[0])
+        time.sleep(0.0005)
+    at_kill = [harness[0], *workers]
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    left = lambda: [pid for pid in at_kill if processes.alive(pid)] + working_in(out)  # noqa: E731
+    try:
+        wait_for(lambda: not left(), "the orphaned harness and what its cases started to end", timeout=60)
+    finally:
+        for entry in working_in(out):  # what stayed, ended here (the assertion above says what it was)
+            os.kill(int(entry.split(":")[0]), signal.SIGKILL)
+    (crash,) = [c for c in cases_of(out / "torch-cpu-current.jsonl") if c["case_id"] == ids[0]]
+    assert crash["category"] == "crash"  # the kill came after the crash, at its replacement's start
 
 
 def test_a_module_that_cannot_be_read_is_listed_with_its_error(fault_project):

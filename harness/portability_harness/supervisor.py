@@ -149,6 +149,10 @@ class Supervisor:
         except OSError as e:  # appending a record the worker could not write
             raise write_error(self.cfg.out, e)
         finally:
+            # Ended by an exception too (its stdout gone with the host that died: BrokenPipeError), it ends its
+            # worker's session: left to its death signal, the worker would die alone, and what its case started
+            # (a `sleep` child or daemon) would run on, re-parented to init.
+            self.kill_worker()
             self.end_spare()
             self.end_standby()
             self.caches.remove()
@@ -261,6 +265,8 @@ class Supervisor:
             worker = self.spawn()
         self.last_session = worker.proc.pid  # its own session (processes.own_session)
         self.proc, read_fd = worker.proc, worker.events
+        if self.interrupted is not None:  # the signal came while this worker was being started: `interrupt` ended
+            self.kill_worker()  # the one before, and this one would run on; it ends now, its events read to their end
         timeline: Dict[str, Any] = {"spawned": worker.spawned_at}
         if worker is standby:
             timeline["standby"] = True  # started up before the run's start (stand_by)
