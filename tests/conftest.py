@@ -248,6 +248,20 @@ RUNS = {  # folder: bench arguments
 }
 
 
+def start_runner(*args: str, env: dict | None = None, **kw) -> subprocess.Popen:
+    """`runner ...` as a user starts it from a terminal: its own process group, as a shell's job is (a test can stop
+    or kill the whole run), its output kept."""
+    return subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, COLUMNS="200", **(env or {})), **kw)
+
+
+def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.CompletedProcess:
+    """A process started with `start_runner`, once it has ended, with its output."""
+    out, err = proc.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def runner_cli(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "runner.cli", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250"))

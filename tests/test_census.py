@@ -15,12 +15,11 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import matplotlib.image
 import pytest
-from conftest import ROOT, cases_of, headless, one_line_error, wait_for, working_in
+from conftest import cases_of, finished, headless, one_line_error, start_runner, wait_for, working_in
 from portability_harness import census as harness_census
 from portability_harness.records import store
 
@@ -38,17 +37,6 @@ OPS = {  # framework: the --ops of its small census
 IMAGES = {"torch": "torch-cpu", "jax": "jax-cpu", "tensorflow": "tf-cpu"}
 
 
-def runner(*args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env=dict(os.environ, COLUMNS="200"), **kw)
-
-
-def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.CompletedProcess:
-    out, err = proc.communicate(timeout=timeout)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
 def census_args(framework: str, out: Path, *more: str) -> list[str]:
     ops = [a for op in OPS[framework] for a in ("--ops", op)]
     return ["census", "--framework", framework, "--backend", "local", "--quick", "--timeout", "120", *ops,
@@ -63,7 +51,7 @@ def runs(tmp_path_factory, venv_for) -> dict[str, Path]:
     for framework in OPS:
         venv_for(IMAGES[framework])
         out = base / framework
-        proc = finished(runner(*census_args(framework, out)))
+        proc = finished(start_runner(*census_args(framework, out)))
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "Traceback" not in proc.stderr
         assert f"census of {framework}" in proc.stdout  # the census table, not the per-function one
@@ -170,8 +158,9 @@ def test_cases_that_abort_the_worker_are_each_recorded_once_and_a_spare_worker_t
     venv_for("tf-cpu")
     out = tmp_path / "run"
     dtypes = ("float32", "float64", "int32")
-    proc = finished(runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops", "Unbatch",
-                           "--ops", "ZerosLike", *[a for d in dtypes for a in ("--dtypes", d)], "--out", str(out)))
+    proc = finished(start_runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops",
+                                 "Unbatch", "--ops", "ZerosLike", *[a for d in dtypes for a in ("--dtypes", d)],
+                                 "--out", str(out)))
     assert proc.returncode == 0, proc.stderr[-3000:]
     c = store.read(str(out / "tf-cpu-current-census.jsonl"))
     ids = [r["case_id"] for r in c.cases]
@@ -190,8 +179,8 @@ def test_cases_that_abort_the_worker_are_each_recorded_once_and_a_spare_worker_t
 def test_undeclared_dtypes_run_on_request_and_say_so(venv_for, tmp_path):
     venv_for("tf-cpu")
     out = tmp_path / "run"
-    proc = finished(runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops", "Cholesky",
-                           "--undeclared", "--out", str(out)))
+    proc = finished(start_runner("census", "--framework", "tensorflow", "--backend", "local", "--quick", "--ops",
+                                 "Cholesky", "--undeclared", "--out", str(out)))
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = cases_of(out / "tf-cpu-current-census.jsonl")
     undeclared = [r for r in records if r["declared"]["cpu"] is False]
@@ -201,17 +190,17 @@ def test_undeclared_dtypes_run_on_request_and_say_so(venv_for, tmp_path):
 
 
 def test_bad_census_options_are_one_line(tmp_path):
-    one_line_error(finished(runner("census", "--framework", "torch", "--dtypes", "float33", "--out", str(tmp_path / "a"))),
-                   "--dtypes float33", "float32")
-    one_line_error(finished(runner("census", "--framework", "torch", "--image", "jax-cpu", "--out", str(tmp_path / "b"))),
-                   "jax-cpu is of jax")
-    one_line_error(finished(runner("census", "--framework", "caffe", "--out", str(tmp_path / "c"))), "caffe")
+    one_line_error(finished(start_runner("census", "--framework", "torch", "--dtypes", "float33", "--out",
+                                         str(tmp_path / "a"))), "--dtypes float33", "float32")
+    one_line_error(finished(start_runner("census", "--framework", "torch", "--image", "jax-cpu", "--out",
+                                         str(tmp_path / "b"))), "jax-cpu is of jax")
+    one_line_error(finished(start_runner("census", "--framework", "caffe", "--out", str(tmp_path / "c"))), "caffe")
 
 
 def test_a_census_with_no_matching_op_says_so(venv_for, tmp_path):
     venv_for("jax-cpu")
-    proc = finished(runner("census", "--framework", "jax", "--backend", "local", "--ops", "no_such_op*",
-                           "--out", str(tmp_path / "run")))
+    proc = finished(start_runner("census", "--framework", "jax", "--backend", "local", "--ops", "no_such_op*",
+                                 "--out", str(tmp_path / "run")))
     one_line_error(proc, "selects no case")
 
 
@@ -220,7 +209,7 @@ def test_a_kill_9_mid_census_then_resume_records_each_case_once(venv_for, tmp_pa
     out = tmp_path / "run"
     results = out / "torch-cpu-current-census.jsonl"
     args = census_args("torch", out)
-    first = runner(*args)
+    first = start_runner(*args)
     wait_for(lambda: len(cases_of(results)) >= 20, "20 census records", 600, first)
     os.killpg(first.pid, signal.SIGKILL)  # the whole runner, mid-census
     first.wait()
@@ -229,7 +218,7 @@ def test_a_kill_9_mid_census_then_resume_records_each_case_once(venv_for, tmp_pa
     # machine, a parallel run's, is not this one.
     wait_for(lambda: not working_in(out), "the orphaned harness to end", 120)
     before = cases_of(results)
-    again = finished(runner(*args, "--resume"))
+    again = finished(start_runner(*args, "--resume"))
     assert again.returncode == 0, again.stderr[-3000:]
     c = store.read(str(results))
     ids = [r["case_id"] for r in c.cases]
@@ -246,8 +235,8 @@ def test_a_kill_9_mid_census_then_resume_records_each_case_once(venv_for, tmp_pa
 def test_the_report_keeps_census_records_apart_and_renders_its_section(runs, venv_for, tmp_path):
     venv_for("jax-cpu")
     bench = tmp_path / "bench"
-    proc = finished(runner("bench", "--image", "jax-cpu", "--backend", "local", "--functions", "jax.numpy.add",
-                           "--quick", "--out", str(bench)))
+    proc = finished(start_runner("bench", "--image", "jax-cpu", "--backend", "local", "--functions", "jax.numpy.add",
+                                 "--quick", "--out", str(bench)))
     assert proc.returncode == 0, proc.stderr[-2000:]
     folders = [bench, *runs.values()]
     r = load.load(folders)
@@ -255,7 +244,7 @@ def test_the_report_keeps_census_records_apart_and_renders_its_section(runs, ven
     assert set(r.cases["file"].map(lambda f: Path(f).name)) == {"jax-cpu-current.jsonl"}
     assert len(r.census) == sum(len(contents(runs, fw).cases) for fw in runs)
     report_dir = tmp_path / "report"
-    proc = finished(runner("report", *map(str, folders), "--out", str(report_dir)))
+    proc = finished(start_runner("report", *map(str, folders), "--out", str(report_dir)))
     assert proc.returncode == 0, proc.stderr[-3000:]
     md = (report_dir / "report.md").read_text()
     assert "## Census: the frameworks' own test databases" in md
@@ -276,7 +265,7 @@ def test_the_report_keeps_census_records_apart_and_renders_its_section(runs, ven
     assert f'data-figures="{figures}/{figures}"' in dom and 'id="census-the-frameworks-own-test-databases"' in dom
     # The section on screen: the census folders alone report Sources and the census, so it is near the top.
     alone = tmp_path / "alone"
-    assert finished(runner("report", *map(str, runs.values()), "--out", str(alone))).returncode == 0
+    assert finished(start_runner("report", *map(str, runs.values()), "--out", str(alone))).returncode == 0
     shot = tmp_path / "census.png"
     subprocess.run([*flags, "--window-size=1300,3000", f"--screenshot={shot}", (alone / "report.html").as_uri()],
                    capture_output=True, timeout=300, check=True)
@@ -286,7 +275,7 @@ def test_the_report_keeps_census_records_apart_and_renders_its_section(runs, ven
 
 
 def test_a_census_only_folder_reports(runs, tmp_path):
-    proc = finished(runner("report", str(runs["jax"]), "--out", str(tmp_path)))
+    proc = finished(start_runner("report", str(runs["jax"]), "--out", str(tmp_path)))
     assert proc.returncode == 0, proc.stderr[-3000:]
     md = (tmp_path / "report.md").read_text()
     assert re.findall(r"^## (.*)$", md, re.M) == ["Sources", "Census: the frameworks' own test databases"]

@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT, runner_cli, wait_for
+from conftest import ROOT, runner_cli, start_runner, wait_for
 
 from portability_harness.records import store
 from runner import lanes, matrix
@@ -189,9 +189,7 @@ def test_a_killed_run_with_the_cached_repeats_beside_resumes(venv_for, tmp_path)
     args = [*cached_beside_args(tmp_path, "jax.numpy.a*"), "--out", str(tmp_path / "run")]
     out = tmp_path / "run"
     files = {r: out / f"jax-cpu-current-compiled-r{r}.jsonl" for r in (1, 2, 3)}
-    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, COLUMNS="200"),
-                            start_new_session=True)
+    proc = start_runner(*args)
     wait_for(lambda: files[1].exists() and store.read(str(files[1])).footer is not None, "the first repeat's footer",
              600, proc)
     os.killpg(proc.pid, signal.SIGKILL)  # the whole run: lane 1's repeat (if it began) is cut short

@@ -6,12 +6,10 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, wait_for
+from conftest import ROOT, start_runner, wait_for
 
 from portability_harness.records import store
 
@@ -33,17 +31,12 @@ def matrix_file(tmp_path: Path, extra: str = "") -> Path:
     return path
 
 
-def runner(*args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, COLUMNS="200"), **kw)
-
-
 def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):
     venv_for("jax-cpu")
     # A cell that fails to build (its Python does not exist) must not stop the matrix.
     path = matrix_file(tmp_path, '\n[[override]]\nimage = "tf-cpu"\npython = "3.99"\n')
     out = tmp_path / "run"
-    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *FUNCTIONS, "--out", str(out))
+    proc = start_runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *FUNCTIONS, "--out", str(out))
     stdout, stderr = proc.communicate(timeout=900)
     # Finished, but not complete: the last line and the exit status say so.
     assert proc.returncode == 1, stderr
@@ -80,8 +73,7 @@ def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):
     venv_for("jax-cpu")
     path, out = matrix_file(tmp_path), tmp_path / "run"
     first = out / "jax-cpu-current-r1.jsonl"
-    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME,
-                  "--out", str(out), start_new_session=True)
+    proc = start_runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME, "--out", str(out))
     wait_for(lambda: store.read(str(first)).footer is not None, "the first repeat's footer", 600, proc)
     os.killpg(proc.pid, signal.SIGKILL)  # the whole matrix run, harness and worker included
     proc.wait()
@@ -89,8 +81,8 @@ def test_a_killed_matrix_run_resumes_where_it_stopped(venv_for, tmp_path):
     state = json.loads((out / "matrix.json").read_text())
     assert {c["key"]: c["status"] for c in state["cells"]}["jax-cpu/current"] == "running"
 
-    again = runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME,
-                   "--out", str(out), "--resume")
+    again = start_runner("matrix", "--matrix", str(path), "--backend", "local", "--quick", *SOME, "--out", str(out),
+                         "--resume")
     _, stderr = again.communicate(timeout=900)
     assert again.returncode == 0, stderr
     assert first.read_bytes() == finished_before  # a finished repeat is not run again
@@ -106,7 +98,7 @@ def test_resume_is_needed_to_write_into_a_finished_run(venv_for, tmp_path):
     path, out = matrix_file(tmp_path), tmp_path / "run"
     out.mkdir()
     (out / "matrix.json").write_text('{"run_id": "run", "cells": []}')
-    proc = runner("matrix", "--matrix", str(path), "--backend", "local", "--out", str(out))
+    proc = start_runner("matrix", "--matrix", str(path), "--backend", "local", "--out", str(out))
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode != 0 and "--resume" in stderr and "Traceback" not in stderr
     assert (out / "matrix.json").read_text() == '{"run_id": "run", "cells": []}'
