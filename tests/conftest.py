@@ -149,6 +149,25 @@ def wait_for(condition, what: str, timeout: float = 300, proc: subprocess.Popen 
         time.sleep(0.1)
 
 
+def command(pid: int) -> str:
+    """A process's command line ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def children(pid: int) -> set[int]:
+    """The processes `pid` started, as the kernel lists them (a child just forked is there before it runs)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found |= {int(c) for c in (task / "children").read_text().split()}
+        except OSError:
+            continue
+    return found
+
+
 def working_in(folder: Path) -> list[str]:
     """The processes whose working directory is `folder`, as "pid: command line": those of a run in that results
     folder (its harness, the worker, what a case started), never another run's on this machine."""
@@ -156,8 +175,7 @@ def working_in(folder: Path) -> list[str]:
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder.resolve()):
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
-                found.append(f"{entry.name}: {command}")
+                found.append(f"{entry.name}: {command(int(entry.name)).strip()}")
         except OSError:  # gone meanwhile, or not ours to read
             continue
     return found

@@ -19,8 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import (FAULT_CASES, ROOT, cases_of, curated_cases, finished, one_line_error, start_runner,
-                      steady_tickets, wait_for, working_in)
+from conftest import (FAULT_CASES, ROOT, cases_of, children, command, curated_cases, finished, one_line_error,
+                      start_runner, steady_tickets, wait_for, working_in)
 from portability_harness import processes, run_order
 from portability_harness.records import store
 
@@ -126,24 +126,6 @@ pytestmark = pytest.mark.function("torch.add", decile=100, top20=True)
 def test_segfault(bench, device):
     ctypes.string_at(0)
 """
-
-
-def command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def children(pid: int) -> set[int]:
-    """The processes `pid` started, as the kernel lists them (a child just forked is there before it runs)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found |= {int(c) for c in (task / "children").read_text().split()}
-        except OSError:
-            continue
-    return found
 
 
 def test_a_kill_9_while_the_harness_replaces_a_crashed_worker_leaves_nothing_running(venv_for, tmp_path):
