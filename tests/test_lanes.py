@@ -116,9 +116,10 @@ def test_the_supervisor_keeps_off_its_workers_cpus():
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         pytest.skip("needs two CPUs")
-    code = ("import json, os, threading, time\n"
+    # A second thread that stays until the process ends (a timed one could end first on a busy machine).
+    code = ("import json, os, threading\n"
             "from portability_harness.__main__ import keep_off\n"
-            "t = threading.Thread(target=time.sleep, args=(2,)); t.start()\n"
+            "t = threading.Thread(target=threading.Event().wait, daemon=True); t.start()\n"
             f"keep_off([{cpus[-1]}])\n"
             "print(json.dumps([sorted(os.sched_getaffinity(int(tid))) for tid in os.listdir('/proc/self/task')]))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "harness", capture_output=True, text=True,
