@@ -99,9 +99,11 @@ def test_a_verdict_cell_runs_beside_the_timing_cell_on_cpus_of_its_own(venv_for,
     main, side = timing[0]["engine"]["cpus"], verdict["engine"]["cpus"]
     assert all(set(h["cpus"]) <= set(main) and not set(h["cpus"]) & set(side) for h in timing), (timing, side)
     assert set(verdict["cpus"]) <= set(side)
-    # Both lanes started at once: each first repeat's header names the other lane's cell.
-    assert timing[0]["engine"]["beside"] == ["jax-xla-cpu/current"]
-    assert verdict["engine"]["beside"] == ["jax-cpu/current"]
+    # Both lanes started at once. A header names what ran in the other lanes as its repeat started, so the one that
+    # started second names the other (beside another suite, lane 1's started first once, and named nothing).
+    besides = (timing[0]["engine"]["beside"], verdict["engine"]["beside"])
+    assert besides[0] in ([], ["jax-xla-cpu/current"]) and besides[1] in ([], ["jax-cpu/current"]), besides
+    assert besides != ([], []), besides
     merged = json.loads((out / "merged.json").read_text())
     assert {c["image"]: c["status"] for c in merged["cells"]} == {"jax-cpu": "done", "jax-xla-cpu": "done"}
     # The report flags the timing repeats measured while the verdict cell ran.
