@@ -5,7 +5,7 @@ Where the figure comes from, best first:
   repeat of a setup (image, profile, compiler, mode, quick, task, and whether its first calls were served by the
   cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
   cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
-- the newest of the reference runs (results/reference/*/records.tar.gz and the like, another machine's records),
+- the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
   matched on framework, device, compiler, mode and task, and scaled by this host's calibration against theirs: every case
   record carries `calibration_s`, the time of a fixed pure-Python workload just before it (harness timing.py);
 - else a default per function.
@@ -30,6 +30,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
+from runner.archive import ARCHIVE
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -127,7 +128,7 @@ class History:
             s = self._summary(path, lambda p=path: [p.read_bytes().splitlines()])
             if s and s[0] and s[0]["host"] == here:  # None: a repeat still running, or killed (no footer)
                 self.host.append(s[0])
-        for path in sorted((results / "reference").glob("*/*.tar.gz")):
+        for path in sorted((results / "reference").glob(f"*/{ARCHIVE}")):
             self.reference += [s for s in self._summary(path, lambda p=path: _tar_members(p)) if s]
         self._write_cache()
 

@@ -184,14 +184,14 @@ def test_a_folder_it_cannot_read_is_one_warning_line_and_the_rest_is_built(tmp_p
     unpack(REFERENCE / "xla-cpu-2026-11-26", good)
     damaged = tmp_path / "damaged"
     damaged.mkdir()
-    (damaged / sources.ARCHIVE).write_bytes(b"not gzip at all")
+    (damaged / sources.ARCHIVE).write_bytes(b"not xz at all")
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "README.md").write_text("# A run\n\nSome words, no head.\n")
     proc = runner_cli("report", "--site", "--out", str(tmp_path / "site"), str(good), str(damaged), str(bare))
     assert proc.returncode == 0, proc.stderr
     warnings = [l for l in proc.stderr.splitlines() if l.startswith("warning:")]
-    assert any(l.startswith("warning: damaged: records.tar.gz cannot be unpacked") for l in warnings), warnings
+    assert any(l.startswith(f"warning: damaged: {sources.ARCHIVE} cannot be unpacked") for l in warnings), warnings
     assert any(l.startswith("warning: bare: README.md does not open with its Command, Date, Machine lines")
                for l in warnings), warnings
     assert any(l.startswith("warning: bare: no case records") for l in warnings), warnings
@@ -219,7 +219,7 @@ def test_every_reference_folder_has_the_one_layout():
         head = sources.read_head(folder / "README.md")
         assert all(head.get(k) for k in sources.REQUIRED), (folder.name, head)
         assert (folder / sources.ARCHIVE).exists() or head.get("Not kept"), folder.name
-        assert [p.name for p in folder.glob("*.tar.gz")] in ([sources.ARCHIVE], []), folder.name
+        assert [p.name for p in folder.glob("*.tar.*")] in ([sources.ARCHIVE], []), folder.name
 
 
 def test_a_readme_head_is_the_list_under_its_title(tmp_path):

@@ -17,8 +17,9 @@ import pytest
 from conftest import ROOT, runner_cli
 
 from runner import estimate
+from runner.archive import ARCHIVE
 
-XLA = ROOT / "results" / "reference" / "xla-cpu-2026-11-26" / "records.tar.gz"
+XLA = ROOT / "results" / "reference" / "xla-cpu-2026-11-26" / ARCHIVE
 TORCH_XLA = dict(image="torch-xla-cpu", profile="current", framework="torch", device="xla-cpu", compiler="eager",
                  mode="steady", quick=False, task="cases")
 
@@ -26,7 +27,7 @@ TORCH_XLA = dict(image="torch-xla-cpu", profile="current", framework="torch", de
 def _reference(tmp_path):
     """A results folder whose reference runs are the real torch-xla-cpu records of 2026-11-26."""
     (tmp_path / "results" / "reference" / "xla").mkdir(parents=True)
-    shutil.copy(XLA, tmp_path / "results" / "reference" / "xla" / "records.tar.gz")
+    shutil.copy(XLA, tmp_path / "results" / "reference" / "xla" / ARCHIVE)
     with tarfile.open(XLA) as tar:
         lines = tar.extractfile("torch-xla-cpu-current.jsonl").read().splitlines()
     return tmp_path / "results", [json.loads(l) for l in lines]
@@ -96,7 +97,7 @@ def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
     member = tmp_path / "torch-xla-cpu-current.jsonl"
     member.write_bytes(b"\n".join(later))
     (results / "reference" / "later").mkdir()
-    with tarfile.open(results / "reference" / "later" / "records.tar.gz", "w:gz") as tar:
+    with tarfile.open(results / "reference" / "later" / ARCHIVE, "w:xz") as tar:
         tar.add(member, arcname=member.name)
     footer = records[-1]
     wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
@@ -200,15 +201,15 @@ def test_the_device_checks_dry_run_needs_only_the_standard_library(venv_for, tmp
     assert not (tmp_path / "out").exists(), "a dry run wrote results"
 
 
-H100 = ROOT / "results" / "reference" / "h100-2026-11-27" / "records.tar.gz"
-H200_CENSUS = ROOT / "results" / "reference" / "h200-2026-11-28" / "records.tar.gz"
+H100 = ROOT / "results" / "reference" / "h100-2026-11-27" / ARCHIVE
+H200_CENSUS = ROOT / "results" / "reference" / "h200-2026-11-28" / ARCHIVE
 
 
 def _h100_records(tmp_path):
     """A results folder whose only reference run is the H100's of 2026-11-27 (cut short by its budget), and its
     records per file."""
     (tmp_path / "results" / "reference" / "h100").mkdir(parents=True)
-    shutil.copy(H100, tmp_path / "results" / "reference" / "h100" / "records.tar.gz")
+    shutil.copy(H100, tmp_path / "results" / "reference" / "h100" / ARCHIVE)
     with tarfile.open(H100) as tar:
         files = {m.name.rsplit("/", 1)[-1]: [json.loads(l) for l in tar.extractfile(m).read().splitlines()]
                  for m in tar if m.name.endswith(".jsonl")}
@@ -250,7 +251,7 @@ def test_a_census_cut_short_by_its_budget_is_expected_whole(tmp_path):
     """The H200's torch census of 2026-11-28 ran 478 of its 6059 op x dtype cases before the budget: the whole census
     is expected with the ops it never reached at the run's mean case, not at the 134 s the run lasted."""
     (tmp_path / "results" / "reference" / "h200").mkdir(parents=True)
-    shutil.copy(H200_CENSUS, tmp_path / "results" / "reference" / "h200" / "records.tar.gz")
+    shutil.copy(H200_CENSUS, tmp_path / "results" / "reference" / "h200" / ARCHIVE)
     with tarfile.open(H200_CENSUS) as tar:
         (member,) = [m for m in tar if m.name.endswith("torch-cuda-existing-census.jsonl")]
         records = [json.loads(l) for l in tar.extractfile(member).read().splitlines()]
@@ -283,7 +284,7 @@ def test_the_parts_of_one_step_each_predict_the_others_functions(tmp_path):
 
 
 
-MATRIX = ROOT / "results" / "reference" / "matrix-cpu-2026-11-27" / "records.tar.gz"
+MATRIX = ROOT / "results" / "reference" / "matrix-cpu-2026-11-27" / ARCHIVE
 
 
 @pytest.mark.parametrize("framework", ["jax", "torch"])
@@ -294,7 +295,7 @@ def test_a_cold_repeat_is_expected_from_a_cold_one_and_a_cached_repeat_from_a_ca
     from portability_harness import compile_caches
 
     (tmp_path / "results" / "reference" / "cpu").mkdir(parents=True)
-    shutil.copy(MATRIX, tmp_path / "results" / "reference" / "cpu" / "records.tar.gz")
+    shutil.copy(MATRIX, tmp_path / "results" / "reference" / "cpu" / ARCHIVE)
     with tarfile.open(MATRIX) as tar:
         repeats = [[json.loads(l) for l in tar.extractfile(f"{framework}-cpu-current-compiled-r{r}.jsonl")
                     .read().splitlines()] for r in (1, 2)]

@@ -287,8 +287,8 @@ def test_compare_sets_a_forecast_against_a_measured_tpu_both_ways_round(tmp_path
 def test_older_records_say_which_cells_make_the_forecast(tmp_path):
     """The reference runs: TensorFlow 2.11 eager and compiled on the CPU (whole-function XLA only), and torch_xla's
     eager and compiled cells of schema 4 (no TPU model yet). Neither is passed off as the model's forecast."""
-    for name, archive in (("tf211", "tf211-xla-cpu-2026-11-26/records.tar.gz"),
-                          ("torch-xla", "matrix-cpu-2026-11-26/records.tar.gz")):
+    for name, archive in (("tf211", "tf211-xla-cpu-2026-11-26/records.tar.xz"),
+                          ("torch-xla", "matrix-cpu-2026-11-26/records.tar.xz")):
         with tarfile.open(REFERENCE / archive) as tar:
             tar.extractall(tmp_path / name, filter="data")
     whole = tpu_section.section(load.load([tmp_path / "tf211"]))

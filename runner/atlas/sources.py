@@ -1,5 +1,5 @@
 """The folders an atlas is made of, each read the same way: a results folder as runner writes it (its *.jsonl
-records), or as results/reference/ keeps one (records.tar.gz, unpacked into a scratch folder), with the declared-
+records), or as results/reference/ keeps one (records.tar.xz, unpacked into a scratch folder), with the declared-
 support tables (declared/) and a sweep's record (sweep.json) beside them, and the head of its README: a list of
 `- Key: value` lines right under the title (Command, Date, Machine, Facts, Records, Not kept).
 
@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from runner import declared, releases
+from runner.archive import ARCHIVE
 from runner.errors import UserError
 from runner.report import load
 from runner.report.load import Results
 
-ARCHIVE = "records.tar.gz"
 README = "README.md"
 HEAD = ("Command", "Date", "Machine", "Facts", "Records", "Not kept")
 REQUIRED = ("Command", "Date", "Machine")  # what a README's head must say when the folder has a README
@@ -36,7 +36,7 @@ class Source:
     results: Optional[Results] = None  # None: no case records read
     declared: list[Path] = field(default_factory=list)  # declared/ folders found, records' own first
     sweep: Optional[dict[str, Any]] = None  # sweep.json
-    archived: bool = False  # the records came from records.tar.gz
+    archived: bool = False  # the records came from the ARCHIVE
     warnings: list[str] = field(default_factory=list)  # what is missing or left out, one line each
     notes: list[str] = field(default_factory=list)  # what reading the records noted (torn lines, interrupted cases)
 

@@ -24,7 +24,7 @@ def report(
     out: Optional[Path] = typer.Option(None, help="folder for report.md, report.html and figures/, or with --site "
                                        "for the site (default: the first results folder; with --site, its site/)"),
     site: bool = typer.Option(False, "--site", help="write the atlas instead: a static site of every run given "
-                              "(folders of records, or of a records.tar.gz), readable from file:// or any web host"),
+                              "(folders of records, or of a records.tar.xz), readable from file:// or any web host"),
 ) -> None:
     """Tables and figures of the study, and what it never showed, from the records of one or more runs; with
     --site, the atlas of them: every function x setup, its cases, the study beside them."""
