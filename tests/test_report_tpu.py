@@ -20,6 +20,7 @@ from portability_harness.records import schema, store
 from rich.console import Console
 
 from runner import view
+from runner.archive import ARCHIVE
 from runner.commands import run as run_command
 from runner.report import load, overview, render, tables, tpu_section
 from runner.report.blocks import Section, Table
@@ -287,9 +288,8 @@ def test_compare_sets_a_forecast_against_a_measured_tpu_both_ways_round(tmp_path
 def test_older_records_say_which_cells_make_the_forecast(tmp_path):
     """The reference runs: TensorFlow 2.11 eager and compiled on the CPU (whole-function XLA only), and torch_xla's
     eager and compiled cells of schema 4 (no TPU model yet). Neither is passed off as the model's forecast."""
-    for name, archive in (("tf211", "tf211-xla-cpu-2026-11-26/records.tar.xz"),
-                          ("torch-xla", "matrix-cpu-2026-11-26/records.tar.xz")):
-        with tarfile.open(REFERENCE / archive) as tar:
+    for name, folder in (("tf211", "tf211-xla-cpu-2026-11-26"), ("torch-xla", "matrix-cpu-2026-11-26")):
+        with tarfile.open(REFERENCE / folder / ARCHIVE) as tar:
             tar.extractall(tmp_path / name, filter="data")
     whole = tpu_section.section(load.load([tmp_path / "tf211"]))
     assert whole.summary.startswith("No model cell in these records: `make matrix` runs the three")
