@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import lzma
 import os
 import socket
 import statistics
@@ -143,7 +144,7 @@ class History:
             return known["summaries"]
         try:
             summaries = [summarize(lines) for lines in read()]
-        except (OSError, tarfile.TarError, EOFError):
+        except (OSError, tarfile.TarError, EOFError, lzma.LZMAError):  # a damaged archive predicts nothing
             summaries = []
         self._known[str(path)] = {"stamp": stamp, "summaries": summaries}
         return summaries

@@ -185,13 +185,21 @@ def test_a_folder_it_cannot_read_is_one_warning_line_and_the_rest_is_built(tmp_p
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     (damaged / sources.ARCHIVE).write_bytes(b"not xz at all")
+    # An xz archive damaged inside (its header reads, its data does not) is one warning line too.
+    inside = tmp_path / "inside"
+    inside.mkdir()
+    data = bytearray((REFERENCE / "xla-cpu-2026-11-26" / sources.ARCHIVE).read_bytes())
+    data[200_000:200_010] = bytes(10)
+    (inside / sources.ARCHIVE).write_bytes(bytes(data))
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "README.md").write_text("# A run\n\nSome words, no head.\n")
-    proc = runner_cli("report", "--site", "--out", str(tmp_path / "site"), str(good), str(damaged), str(bare))
+    proc = runner_cli("report", "--site", "--out", str(tmp_path / "site"), str(good), str(damaged), str(bare),
+                      str(inside))
     assert proc.returncode == 0, proc.stderr
     warnings = [l for l in proc.stderr.splitlines() if l.startswith("warning:")]
     assert any(l.startswith(f"warning: damaged: {sources.ARCHIVE} cannot be unpacked") for l in warnings), warnings
+    assert any(l.startswith(f"warning: inside: {sources.ARCHIVE} cannot be unpacked") for l in warnings), warnings
     assert any(l.startswith("warning: bare: README.md does not open with its Command, Date, Machine lines")
                for l in warnings), warnings
     assert any(l.startswith("warning: bare: no case records") for l in warnings), warnings

@@ -9,6 +9,7 @@ silently.
 from __future__ import annotations
 
 import json
+import lzma
 import re
 import tarfile
 from dataclasses import dataclass, field
@@ -108,7 +109,7 @@ def _unpack(s: Source, scratch: Path) -> Optional[Path]:
     try:
         with tarfile.open(s.path / ARCHIVE) as archive:
             archive.extractall(scratch, filter="data")
-    except (tarfile.TarError, OSError, EOFError) as e:
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError) as e:  # LZMAError: damaged inside
         s.warnings.append(f"{s.name}: {ARCHIVE} cannot be unpacked ({e}); its records are left out")
         return None
     s.archived = True
