@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import lzma
 import os
 import socket
 import statistics
@@ -31,7 +30,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
-from runner.archive import ARCHIVE
+from runner.archive import ARCHIVE, DAMAGED
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -144,7 +143,7 @@ class History:
             return known["summaries"]
         try:
             summaries = [summarize(lines) for lines in read()]
-        except (OSError, tarfile.TarError, EOFError, lzma.LZMAError):  # a damaged archive predicts nothing
+        except DAMAGED:  # a damaged archive predicts nothing
             summaries = []
         self._known[str(path)] = {"stamp": stamp, "summaries": summaries}
         return summaries

@@ -9,7 +9,6 @@ silently.
 from __future__ import annotations
 
 import json
-import lzma
 import re
 import tarfile
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from runner import declared, releases
-from runner.archive import ARCHIVE
+from runner.archive import ARCHIVE, DAMAGED
 from runner.errors import UserError
 from runner.report import load
 from runner.report.load import Results
@@ -109,7 +108,7 @@ def _unpack(s: Source, scratch: Path) -> Optional[Path]:
     try:
         with tarfile.open(s.path / ARCHIVE) as archive:
             archive.extractall(scratch, filter="data")
-    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError) as e:  # LZMAError: damaged inside
+    except DAMAGED as e:
         s.warnings.append(f"{s.name}: {ARCHIVE} cannot be unpacked ({e}); its records are left out")
         return None
     s.archived = True
