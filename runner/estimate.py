@@ -161,7 +161,10 @@ class History:
         try:
             self.cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"version": SUMMARY_VERSION, "files": self._known}))
+            # One cache serves every checkout of this host: an entry goes when its file is gone (a results folder
+            # deleted, an archive renamed), not when this one's results folder does not hold it.
+            kept = {path: entry for path, entry in self._known.items() if os.path.exists(path)}
+            tmp.write_text(json.dumps({"version": SUMMARY_VERSION, "files": kept}))
             os.replace(tmp, self.cache)
         except OSError:
             pass  # an estimate without its cache is only slower next time

@@ -79,6 +79,25 @@ def test_a_repeat_still_running_or_killed_is_no_history_and_no_error(tmp_path):
     assert got.source == "reference"
 
 
+def test_the_summary_cache_forgets_a_file_that_is_gone_and_keeps_the_others(tmp_path):
+    """The cache of repeats' summaries serves every checkout of the host: an entry for a file deleted since (a
+    results folder removed, the archive's old .tar.gz name) is dropped when the cache is next written, and an entry
+    whose file exists stays, whichever results folder read it."""
+    results, _ = _reference(tmp_path)
+    cache = tmp_path / "estimates.json"
+    estimate.History(results, cache)
+    elsewhere = tmp_path / "other-checkout.jsonl"
+    elsewhere.write_text("")
+    files = json.loads(cache.read_text())["files"]
+    kept = dict(files)
+    files.update({str(tmp_path / "gone" / "records.tar.gz"): {"stamp": [1, 1.0], "summaries": []},
+                  str(elsewhere): {"stamp": [0, 0.0], "summaries": []}})
+    cache.write_text(json.dumps({"version": estimate.SUMMARY_VERSION, "files": files}))
+    history = estimate.History(results, cache)
+    assert len(history.reference) == 1
+    assert set(json.loads(cache.read_text())["files"]) == set(kept) | {str(elsewhere)}
+
+
 def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
     """The curated cases change between reference runs: of two runs of one setup, the newer one is the estimate."""
     results, records = _reference(tmp_path)
