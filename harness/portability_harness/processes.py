@@ -136,6 +136,8 @@ def own_session(death_signal: int, cpus: Optional[Iterable[int]] = None) -> Call
     """A `preexec_fn` for a child that leads a session of its own (so that everything it starts can be found
     and ended, and a terminal's Ctrl-C reaches only its parent), gets `death_signal` when its parent dies
     (so that a killed parent leaves no child running on), and runs on `cpus` when given."""
+    parent = os.getpid()  # made in the parent, called in the child between fork and exec
+
     def preexec() -> None:
         os.setsid()
         if cpus is not None:
@@ -143,6 +145,9 @@ def own_session(death_signal: int, cpus: Optional[Iterable[int]] = None) -> Call
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, death_signal)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
-            pass
+            return
+        # A parent that died between the fork and the prctl sent no signal: the child has a new parent by now.
+        if os.getppid() != parent:
+            os._exit(128 + death_signal)
 
     return preexec

@@ -54,3 +54,24 @@ def test_the_worker_finds_and_ends_its_children_and_adopted_orphans_even_outside
     assert seen["names"] == ["sleep 301.5", "sleep 302.5", "sleep 303.5"], "the three sleeps, within 60 s"
     assert seen["after"] == [] and seen["session"] == []  # ended, and collected (no zombie listed)
     assert not [pid for pid in seen["found"] if processes.alive(pid)]  # not even elsewhere on the machine
+
+
+# own_session's preexec_fn in a child whose parent is not the process that made it, as after a parent died between
+# the fork and the child's prctl (no death signal then comes): a grandchild started from a fork of that process.
+_ORPHANED = textwrap.dedent("""
+    import json, os, signal, subprocess
+    from portability_harness import processes
+    preexec = processes.own_session(signal.SIGTERM)
+    direct = subprocess.run(["true"], preexec_fn=preexec).returncode
+    pid = os.fork()
+    if pid == 0:
+        os._exit(subprocess.run(["true"], preexec_fn=preexec).returncode)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps({"direct": direct, "orphaned": os.waitstatus_to_exitcode(status)}))
+""")
+
+
+def test_a_child_whose_parent_is_gone_before_it_asks_for_the_death_signal_ends_before_exec():
+    out = subprocess.run([sys.executable, "-c", _ORPHANED], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"direct": 0, "orphaned": 128 + 15}  # `true` never ran in the orphaned one
