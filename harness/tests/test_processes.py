@@ -67,7 +67,7 @@ _ORPHANED = textwrap.dedent("""
     if pid == 0:
         os._exit(subprocess.run(["true"], preexec_fn=preexec).returncode)
     _, status = os.waitpid(pid, 0)
-    print(json.dumps({"direct": direct, "orphaned": os.waitstatus_to_exitcode(status)}))
+    print(json.dumps({"direct": direct, "orphaned": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}))
 """)
 
 
