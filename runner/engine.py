@@ -19,6 +19,7 @@ from portability_harness.protocol import Event
 from runner.backends.base import STOP_WAIT_S, CellIncompatible
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
+from runner.estimate import Left
 from runner.project import Project
 from runner.rundir import CellState, RunDir
 from runner.lanes import pin
@@ -33,10 +34,10 @@ class Display(Protocol):
     def log(self, message: str) -> None: ...
 
 
-# display(cell, repeat, index, total, remaining_s, lane) -> a context manager giving the Display of that repeat;
-# remaining_s: what the run is expected to take from the repeat's start on (runner.estimate); index and total count
-# the cells of its lane (runner.lanes; 0: the timing cells)
-DisplayFactory = Callable[[Cell, int, int, int, float, int], AbstractContextManager]
+# display(cell, repeat, index, total, left, lane) -> a context manager giving the Display of that repeat;
+# left: what the run is expected to take from the repeat's start on, at its pace so far (runner.estimate.Left);
+# index and total count the cells of its lane (runner.lanes; 0: the timing cells)
+DisplayFactory = Callable[[Cell, int, int, int, Left, int], AbstractContextManager]
 # after(cell, states): a cell ended; every cell's state as it stands
 After = Callable[[Cell, list[CellState]], None]
 
@@ -105,7 +106,7 @@ class Lanes:
             state = self.by_key[part.key]
             try:
                 self.cell(state, part, lambda repeat, begun: self.display(
-                    state.cell, repeat, index, len(todo), self.scheduler.remaining_s(part, begun), number))
+                    state.cell, repeat, index, len(todo), self.scheduler.remaining(part, begun), number))
             except Stopped:
                 if number == 0:
                     raise

@@ -11,12 +11,19 @@ from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan,
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from runner.estimate import format_wall
+from runner.estimate import Left, format_wall
 
 
 def _progress(console: Console) -> Progress:
     return Progress(TextColumn("[bold]{task.fields[label]}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=console, transient=False)
+
+
+def pace(left: Left) -> str:
+    """Where the time left comes from: the expectations, or those at the pace the run's ended repeats set."""
+    if round(left.pace, 2) == 1:
+        return "expected"
+    return f"expected, at this run's pace so far: x{left.pace:.2f}"
 
 
 class CellLine:
@@ -61,14 +68,15 @@ class CellLine:
 
 class CellProgress:
     """A local run: a live display for one cell repeat; with `overall` = (index, total) also the matrix bar, which
-    counts down `remaining_s`, what the run is expected to take from the repeat's start (runner.estimate)."""
+    counts down `left`, what the run is expected to take from the repeat's start at its pace so far
+    (runner.estimate.Left)."""
 
     def __init__(self, console: Console, label: str, overall: Optional[tuple[int, int]] = None,
-                 remaining_s: Optional[float] = None):
+                 left: Optional[Left] = None):
         self.progress = _progress(console)
         self.label = label
         self.overall = overall
-        self.remaining_s = remaining_s
+        self.left = left
         self.matrix: Optional[TaskID] = None
         self.started = time.monotonic()
 
@@ -80,10 +88,10 @@ class CellProgress:
         return CellLine(self.progress, self.label, self.tick)
 
     def tick(self) -> None:
-        if self.matrix is not None and self.remaining_s is not None:
+        if self.matrix is not None and self.left is not None:
             # Past its expected end, a repeat is taken to be about to end: never a negative time left.
-            left = max(self.remaining_s - (time.monotonic() - self.started), 0.0)
-            self.progress.update(self.matrix, detail=f"cells · about {format_wall(left)} left (expected)")
+            left = max(self.left.seconds - (time.monotonic() - self.started), 0.0)
+            self.progress.update(self.matrix, detail=f"cells · about {format_wall(left)} left ({pace(self.left)})")
 
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)

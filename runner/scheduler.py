@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from portability_harness.protocol import Config, Event, Plan
+from portability_harness.protocol import Config, Event, Finished, Plan
 
 from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
@@ -159,6 +159,7 @@ class Scheduler:
         self.prefetch = Prefetch(project, [c for lane in self.lanes for c in lane if c.key not in firsts], rundir, log)
         self.started: Optional[_Started] = None  # the one repeat started ahead, if any
         self.expected = expected(project, self.lanes, rundir)
+        self.pace = estimate.Pace()  # the ended repeats' walls against these expectations
         self.running: dict[int, str] = {}  # lane -> the key of the cell it runs
         self.began = time.monotonic()
         self.filled: set[str] = set()  # the cells a repeat of which began in this run, filling its caches
@@ -198,18 +199,26 @@ class Scheduler:
         walls = of_cell(self.expected, cell)
         return sum(e.seconds for e in walls) if walls else None
 
-    def remaining_s(self, cell: Cell, begun: int) -> float:
+    def remaining(self, cell: Cell, begun: int) -> estimate.Left:
         """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
-        lane's rest, or another lane's where that one is expected to end later."""
+        lane's rest, or another lane's where that one is expected to end later; at the pace of the repeats that have
+        ended in this run (estimate.Pace)."""
         lane = self.lane_of(cell)
         keys = [c.part_key for c in self.lanes[lane]]
         later = keys[keys.index(cell.part_key) + 1:] if cell.part_key in keys else []
-        own = sum(e.seconds for e in self.expected.get(cell.part_key, [])[begun:]) + sum(
-            e.seconds for key in later for e in self.expected.get(key, []))
+        own = self.pace.seconds([*self.expected.get(cell.part_key, [])[begun:],
+                                 *(e for key in later for e in self.expected.get(key, []))])
         elapsed = time.monotonic() - self.began
-        others = [sum(e.seconds for c in cells for e in self.expected.get(c.part_key, [])) - elapsed
+        others = [self.pace.seconds(e for c in cells for e in self.expected.get(c.part_key, [])) - elapsed
                   for i, cells in enumerate(self.lanes) if i != lane]
-        return max([own, *others])
+        return estimate.Left(max([own, *others]), self.pace.overall())
+
+    def repeat_ended(self, cell: Cell, begun: int, wall_s: float) -> None:
+        """`cell`'s repeat after its `begun` first ones in this run ended, after `wall_s` (its environment's build
+        not counted, as in its expectation)."""
+        walls = self.expected.get(cell.part_key, [])
+        if begun < len(walls):
+            self.pace.ended_repeat(walls[begun], wall_s)
 
     def __enter__(self) -> "Scheduler":
         self.log(describe(self.lanes, self.expected))
@@ -309,6 +318,7 @@ class CellRun:
         repeat after it is started ahead. Closing it early stops the harness (which records its case in flight)."""
         s, cell = self.s, self.cell
         self.environment = self.environment or self.backend.prepare(cell, log, s.rundir.install_log(cell))
+        began, finished = time.monotonic(), False
         filled = cell.key in s.filled  # a repeat before it in this run (in either lane) filled the caches
         s.filled.add(cell.key)
         standby = s.take(cell, repeat) if self.lane == 0 else None
@@ -319,7 +329,10 @@ class CellRun:
         with closing(run) as events:
             for event in events:
                 yield event
+                finished = finished or isinstance(event, Finished)
                 if isinstance(event, Plan) and after:
                     s.start(cell, self.environment, *after[0], filled=True)
                 elif isinstance(event, Plan) and self.lane == 0 and s.following(cell) is not None:
                     s.start_next(s.following(cell))  # type: ignore[arg-type]
+        if finished:  # a repeat that ended early (failed, stopped) says nothing of the run's pace
+            s.repeat_ended(cell, [r for r, _ in self.todo].index(repeat), time.monotonic() - began)

@@ -28,12 +28,12 @@ from runner.project import Project, checkout
 from runner.rundir import RunDir
 
 
-def _display(cell: Cell, repeat: int, index: int, total: int, remaining_s: float,
+def _display(cell: Cell, repeat: int, index: int, total: int, left: estimate.Left,
              lane: int) -> CellProgress | LaneProgress:
     label = cell.label + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
     if lane:
         return LaneProgress(console, label, lane)
-    return CellProgress(console, label, overall=(index, total) if total > 1 else None, remaining_s=remaining_s)
+    return CellProgress(console, label, overall=(index, total) if total > 1 else None, left=left)
 
 
 def _cell_table(path: Path) -> Table:
