@@ -127,3 +127,29 @@ def beside(r: Results) -> pd.DataFrame:
              "passed": int((g["outcome"] == "passed").sum())}
             for (fw, t, repeat, b), g in flagged.groupby([*KEYS, "repeat", "beside"], sort=False)]
     return pd.DataFrame(rows, columns=[*KEYS, "repeat", "beside", "cases", "passed"])
+
+
+# A repeat whose cases waited this share of their time for their CPU is listed (waited)
+WAITED = 0.05
+WAITED_COLUMNS = [*KEYS, "repeat", "file", "cases", "waited for the CPU %", "cases waiting over a quarter"]
+
+
+def waited(r: Results) -> pd.DataFrame:
+    """The repeats whose cases waited for their CPU over WAITED of their time (`cpu_wait_s`: a process on the
+    worker's CPU, harness cpu_wait.py), which their calibration does not show: their latencies read slower than the
+    CPU is."""
+    known = r.cases[r.cases["cpu_wait_s"].notna() & r.cases["duration_s"].notna()]
+    rows = []
+    for (fw, t, file), g in known.groupby([*KEYS, "file"], sort=False):
+        took = g["duration_s"].sum()
+        share = g["cpu_wait_s"].sum() / took if took > 0 else 0.0
+        if share >= WAITED:
+            rows.append({"framework": fw, "target": t, "repeat": int(g["repeat"].iloc[0]), "file": file.rsplit("/", 1)[-1],
+                         "cases": len(g), "waited for the CPU %": round(100 * share, 1),
+                         "cases waiting over a quarter": int((g["cpu_wait_s"] > g["duration_s"] / 4).sum())})
+    return pd.DataFrame(rows, columns=WAITED_COLUMNS)
+
+
+def unwaited_files(r: Results) -> int:
+    """How many results files carry no case's `cpu_wait_s` (records from before the harness kept it)."""
+    return int(r.cases.groupby("file")["cpu_wait_s"].apply(lambda w: w.isna().all()).sum()) if len(r.cases) else 0

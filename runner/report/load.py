@@ -27,7 +27,7 @@ RUN_FIELDS = ("image", "host", "started_at", "packages_fingerprint")
 CASE_FIELDS = ("function", "case_id", "outcome", "category", "message", "cold_s", "warm_median_s", "warm_q1_s",
                "warm_q3_s", "warm_count", "recompiles", "fallback", "warm_min_s", "warm_ci_low_s", "warm_ci_high_s",
                "warm_stop", "calibration_s", "params", "stage", "compile_s", "divergence", "output", "tpu",
-               "device_state", "pass", "layout", "gradient_divergence", "cold_cached")
+               "device_state", "pass", "layout", "gradient_divergence", "cold_cached", "duration_s", "cpu_wait_s")
 DEVICE_ORDER = {"cpu": 0, "xla-cpu": 1, "cuda": 2, "tpu": 3}
 # A census's records (header task "census") are kept apart from the study's cases: they fill `Results.census`,
 # which only the census section reads, with these fields of each case beside its setup.
