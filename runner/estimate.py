@@ -43,7 +43,9 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 8  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8: cpu_wait_s
+SUMMARY_VERSION = 9  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
+# case's waits for its CPU (cpu_wait_s) out of its time, 9 counts them again: where they recur (a lane beside the host's
+# own processes), the next run waits too
 
 
 @dataclass
@@ -108,7 +110,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     ran: Dict[str, int] = {}
     cut: Dict[str, int] = {}  # cases a budget cut short: no time, so their function's time is scaled up below
     calibrations: List[float] = []
-    cases_s = waited_s = 0.0
+    cases_s = 0.0
     for line in lines:
         try:
             rec = json.loads(line)
@@ -128,12 +130,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
             took = float(rec.get("duration_s") or 0.0)
             if not took and rec.get("category") == "timeout" and header:  # recorded before such records kept it
                 took = float(header.get("timeout_s") or 0.0)
-            # Less what the case waited for its CPU (a process on it, which the calibration does not see): the
-            # repeat is expected as it runs with its CPU to itself
-            waited = min(took, float(rec.get("cpu_wait_s") or 0.0))
-            functions[name] = functions.get(name, 0.0) + took - waited
-            cases_s += took - waited
-            waited_s += waited
+            functions[name] = functions.get(name, 0.0) + took
+            cases_s += took
             if rec.get("calibration_s"):
                 calibrations.append(rec["calibration_s"])
     if header is None or footer is None:
@@ -147,7 +145,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     if footer.get("supervisor_started_at") and footer.get("supervisor_ended_at"):
         wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
     else:  # records of before the footer's times: the cases alone
-        wall = cases_s + waited_s
+        wall = cases_s
     # The first worker's start-up (importing the framework, collecting the cases) is in the wall unless it started
     # on standby, while the repeat before ran (runner.scheduler): kept apart, so that either kind is predicted. On
     # standby it ends when its cases are collected: from then on it waited for the repeat before to end.
@@ -158,8 +156,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     key = {k: header.get(k) for k in HOST_KEY}
     key.update(task=header.get("task") or "cases", compiler=header.get("compiler") or "eager",
                quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)
-    # The wall as a repeat started on standby would have it, with its CPU to itself
-    alone = max(0.0, wall - (0.0 if standby else startup) - waited_s)
+    alone = wall - (0.0 if standby else startup)  # the wall as a repeat started on standby would have it
     return {"key": key, "host": header.get("host"), "started_at": header.get("started_at") or "",
             "run_id": header.get("run_id"),
             "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),

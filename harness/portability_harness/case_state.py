@@ -43,22 +43,23 @@ class CaseState:
     # the case's wall time went (phases), apart from the measurement itself
     marks: Dict[str, float] = field(default_factory=dict)
     began_at: float = 0.0  # time.time() at the case's start: the gaps between cases, across processes
-    waited_before: Optional[float] = None  # the thread's run delay at the case's start (cpu_wait.run_delay_s)
+    waited_before: Optional[cpu_wait.Reading] = None  # at the case's start (cpu_wait.read)
 
     def enter(self, stage: str) -> None:
         self.stage = stage
 
     def mark(self, landmark: str) -> None:
-        # From the case's start to its end, the time its thread waited for the CPU (cpu_wait.py): the record's
-        # `cpu_wait_s`, which tells a case slowed by a process on its CPU, as the calibration cannot. Read inside
+        # From the case's start to its end, the time its thread waited for the CPU while another process had it
+        # (cpu_wait.py): the record's `cpu_wait_s`, which tells a case slowed by a process on its CPU, as the
+        # calibration cannot. Read inside
         # the marks, so that the phases still add up to the case's wall.
         if landmark == "end" and self.waited_before is not None:
-            after = cpu_wait.run_delay_s()
+            after = cpu_wait.read()
             if after is not None:
-                self.extra["cpu_wait_s"] = round(max(0.0, after - self.waited_before), 6)
+                self.extra["cpu_wait_s"] = round(cpu_wait.others_s(self.waited_before, after), 6)
         self.marks[landmark] = time.perf_counter()
         if landmark == "start":
-            self.waited_before = cpu_wait.run_delay_s()
+            self.waited_before = cpu_wait.read()
 
     def phases(self) -> Dict[str, float]:
         """The case's wall time by what it was spent on (benchmarks/harness_overhead.py adds them up): `measure`
