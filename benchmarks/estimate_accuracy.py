@@ -8,13 +8,12 @@ began, from whatever history the host had; this asks the question of the referen
 Each finished repeat is expected as the runner expects it (runner.estimate: the newest reference run of its setup,
 its functions, scaled by the calibration), as a repeat started on standby (its worker's start-up out of its wall,
 as the runner's later repeats run). The calibration is this host's at the dry run; without --calibration-us it is
-the median of the run's own cases' calibrations, which a neighbour in another lane may have raised. Per repeat the
-case durations are compared too, so that a miss can be told apart: the cases themselves, or the fixed part.
+the median of the repeat's own cases' calibrations (estimate.summarize's), which a neighbour in another lane may
+have raised. Per repeat its cases' time and its fixed part are printed beside, to tell where a miss lies.
 """
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -22,7 +21,6 @@ from pathlib import Path
 from runner import estimate
 
 ROOT = Path(__file__).resolve().parent.parent
-WITHIN = 0.25
 
 
 def main() -> int:
@@ -35,7 +33,7 @@ def main() -> int:
     for path in sorted(args.run.glob("*.jsonl")):
         summary = estimate.summarize(path.read_bytes().splitlines())
         if summary is not None:  # a repeat still running or killed: no wall to compare
-            repeats.append((path.name, summary, _calibrations(path)))
+            repeats.append((path.name, summary))
     if not repeats:
         print(f"error: {args.run} holds no finished repeat (*.jsonl with a footer)", file=sys.stderr)
         return 1
@@ -45,8 +43,8 @@ def main() -> int:
         cells: dict[str, list[float]] = {}
         print(f"{'repeat':40s} {'wall s':>8s} {'expected':>9s} {'ratio':>6s} {'cases':>8s} {'fixed':>6s} "
               f"{'calibration':>11s}  source")
-        for name, summary, calibrations in repeats:
-            calibration = args.calibration_us * 1e-6 if args.calibration_us else statistics.median(calibrations)
+        for name, summary in repeats:
+            calibration = args.calibration_us * 1e-6 if args.calibration_us else summary["calibration_s"]
             want = dict(summary["key"], standby=True)
             functions = sorted(summary["functions"]) or None
             got = history.expect(want, functions, calibration)
@@ -60,17 +58,11 @@ def main() -> int:
     print(f"\n{'cell':40s} {'wall s':>8s} {'expected':>9s} {'ratio':>6s}")
     close = 0
     for cell, (wall, expected) in cells.items():
-        within = abs(expected - wall) <= WITHIN * wall
-        close += within
-        print(f"{cell:40s} {wall:8.1f} {expected:9.1f} {expected / wall:6.2f}{'' if within else '  (off)'}")
-    print(f"\n{close} of {len(cells)} cells within {WITHIN:.0%} of what the reference runs alone predict")
+        came_true = estimate.within(expected, wall)
+        close += came_true
+        print(f"{cell:40s} {wall:8.1f} {expected:9.1f} {expected / wall:6.2f}{'' if came_true else '  (off)'}")
+    print(f"\n{close} of {len(cells)} cells within {estimate.WITHIN:.0%} of what the reference runs alone predict")
     return 0
-
-
-def _calibrations(path: Path) -> list[float]:
-    from portability_harness.records import store
-
-    return [c["calibration_s"] for c in store.read(str(path)).cases if c.get("calibration_s")]
 
 
 if __name__ == "__main__":

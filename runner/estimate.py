@@ -79,7 +79,8 @@ class Pace:
 
     def factor(self, source: str) -> float:
         """What the repeats expected from `source` took against their expectation (1 where none has ended)."""
-        expected_s, actual_s = self.ended.get(source, (0.0, 0.0))
+        with self.lock:
+            expected_s, actual_s = self.ended.get(source, (0.0, 0.0))
         if not expected_s:
             return 1.0
         low, high = PACE_BOUNDS
@@ -329,6 +330,15 @@ def calibration_now() -> float:
     from portability_harness.timing import calibrate
 
     return statistics.median(calibrate() for _ in range(5))
+
+
+# The issue's measure of an expectation: within this share of the wall it came true in.
+WITHIN = 0.25
+
+
+def within(expected_s: float, actual_s: float) -> bool:
+    """Whether a wall expected at `expected_s` came true within WITHIN of the `actual_s` it took."""
+    return abs(expected_s - actual_s) <= WITHIN * actual_s
 
 
 def format_wall(seconds: Optional[float]) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional
 
 from portability_harness.records import verdicts
 
-from runner.estimate import format_wall
+from runner.estimate import WITHIN, format_wall, within
 from runner.matrix import QUICK_CASE_S
 
 Record = dict[str, Any]
@@ -193,10 +193,10 @@ def summary_markdown(merged: dict) -> str:
         lines.append("| " + " | ".join(v.replace("|", "\\|") for v in cell_values(r)) + " |")
     timed = [(r.expected_s, r.wall_s) for r in rows if r.expected_s is not None and r.wall_s]
     if timed:
-        close = sum(1 for e, a in timed if abs(e - a) <= 0.25 * a)
+        close = sum(1 for e, a in timed if within(e, a))
         lines += ["", f"Wall of the cells this run ran: {format_wall(sum(a for _, a in timed))}, expected "
                       f"{format_wall(sum(e for e, _ in timed))} before they ran; {close} of {len(timed)} cells within "
-                      "25 % of the expected (building environments not included)."]
+                      f"{WITHIN * 100:.0f} % of the expected (building environments not included)."]
     if cut_short(rows):
         lines += ["", CUT_SHORT, *(f"- {line}" for line in cut_short(rows))]
     notes = [p for r in rows for p in r.problems]

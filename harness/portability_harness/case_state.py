@@ -51,8 +51,7 @@ class CaseState:
     def mark(self, landmark: str) -> None:
         # From the case's start to its end, the time its thread waited for the CPU while another process had it
         # (cpu_wait.py): the record's `cpu_wait_s`, which tells a case slowed by a process on its CPU, as the
-        # calibration cannot. Read inside
-        # the marks, so that the phases still add up to the case's wall.
+        # calibration cannot. Read inside the marks, so that the phases still add up to the case's wall.
         if landmark == "end" and self.waited_before is not None:
             after = cpu_wait.read()
             if after is not None:

@@ -150,6 +150,9 @@ def waited(r: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WAITED_COLUMNS)
 
 
-def unwaited_files(r: Results) -> int:
-    """How many results files carry no case's `cpu_wait_s` (records from before the harness kept it)."""
-    return int(r.cases.groupby("file")["cpu_wait_s"].apply(lambda w: w.isna().all()).sum()) if len(r.cases) else 0
+def unwaited_note(r: Results) -> str:
+    """What the report says where no repeat waited: with how many results files carry no case's `cpu_wait_s`
+    (records from before the harness kept it), which are not known either way."""
+    files = int(r.cases.groupby("file")["cpu_wait_s"].apply(lambda w: w.isna().all()).sum()) if len(r.cases) else 0
+    known = f" ({view.counted(files, 'results file')} from before the harness recorded the waits: not known there)"
+    return f"No repeat's cases waited for their CPU over {WAITED:.0%} of their time{known if files else ''}."

@@ -65,9 +65,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
                  "Repeats whose cases waited for their CPU (another process on it) over "
                  f"{latency_tables.WAITED:.0%} of their time: their latencies read slower than the CPU is, and their "
                  "calibration, timed within one of the scheduler's time slices, does not show it.",
-                 f"No repeat's cases waited for their CPU over {latency_tables.WAITED:.0%} of their time"
-                 + (f" ({counted(latency_tables.unwaited_files(r), 'results file')} from before the harness "
-                    "recorded the waits: not known there)." if latency_tables.unwaited_files(r) else ".")),
+                 latency_tables.unwaited_note(r)),
         _listing("Fallbacks", tables.fallbacks(r), "Cases where an op ran on another device than the cell's, or off "
                  "the compiler (a torch_xla op run on the CPU, a TorchDynamo graph break, a JAX host callback).",
                  "No case recorded a fallback (an op run on another device than the cell's, or off the compiler)."),
