@@ -326,24 +326,26 @@ def selected(names: Iterable[str], patterns: Iterable[str]) -> List[str]:
     return [n for n in names if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns)]
 
 
-# calibration_now's samples: spread over a second and a half, so that a burst is a share of them, not all.
-NOW_SAMPLES, NOW_SPACING_S = 60, 0.025
+# calibration_now's samples: spread over three seconds, since a burst can last two (docs/benchmarks.md); those within
+# CALM of the quickest few (the 5th percentile) are the host undisturbed.
+NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
 
 
 def calibration_now() -> float:
-    """This host's speed now, undisturbed: the lower quartile of the calibration (harness timing.calibrate, as every
-    case record times it) sampled over a second and a half. On this kind of shared machine the calibration comes in
-    bursts, a quarter to half of a repeat's cases timing it 1.3-1.6 times slower; a reference repeat's median over its
-    cases says how much of that it met. A moment's burst says nothing of the run to come, though: one in the first
-    second of a run made all its expectations 1.45 times too long (docs/benchmarks.md). A run that meets more bursts
-    than its reference did is counted at its pace as it goes (Pace)."""
+    """This host's speed now, undisturbed: the calibration (harness timing.calibrate, as every case record times it)
+    sampled over three seconds, the median of the samples within CALM of the quickest few. On this kind of shared
+    machine the calibration comes in bursts, a quarter to half of a repeat's cases timing it 1.3-1.6 times slower; a
+    reference repeat's median over its cases says how much of that it met. A moment's burst says nothing of the run
+    to come, though: one in the first second of a run made all its expectations 1.45 times too long. A run that meets
+    more bursts than its reference did is counted at its pace as it goes (Pace)."""
     from portability_harness.timing import calibrate
 
     samples = []
     for _ in range(NOW_SAMPLES):
         samples.append(calibrate())
         time.sleep(NOW_SPACING_S)
-    return sorted(samples)[(len(samples) - 1) // 4]
+    quickest = sorted(samples)[len(samples) // 20]
+    return statistics.median(s for s in samples if s <= CALM * quickest)
 
 
 # The issue's measure of an expectation: within this share of the wall it came true in.

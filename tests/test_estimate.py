@@ -363,7 +363,7 @@ def test_what_is_left_of_a_run_is_expected_at_the_pace_of_its_ended_repeats():
     assert slow.factor("this host") == estimate.PACE_BOUNDS[0]
 
 
-def test_the_calibration_now_is_the_host_undisturbed_over_a_second_and_more(monkeypatch):
+def test_the_calibration_now_is_the_host_undisturbed_over_seconds(monkeypatch):
     """A burst at a dry run's start (2026-11-28: a run's first second timed the calibration 1.45 times slower, and
     every cell was expected that much longer) is a share of calibration_now's samples, not all of them, and the host
     undisturbed is what it measures."""
@@ -371,12 +371,14 @@ def test_the_calibration_now_is_the_host_undisturbed_over_a_second_and_more(monk
 
     calls = []
 
-    # The harness's calibration in a burst for its first 0.6 s, then in every third sample: most of them slow (their
-    # median is the burst), a third of them the host undisturbed
+    # The harness's calibration in a burst for its first 1.5 s, then in every third sample: most of them slow (their
+    # median is the burst), a third of them the host undisturbed, within a few percent of each other
     def bursty() -> float:
         calls.append(None)
-        return 340e-6 if len(calls) <= 0.6 / estimate.NOW_SPACING_S or len(calls) % 3 == 0 else 250e-6
+        if len(calls) <= 1.5 / estimate.NOW_SPACING_S or len(calls) % 3 == 0:
+            return 340e-6
+        return 245e-6 if len(calls) % 3 == 1 else 255e-6
 
     monkeypatch.setattr(timing, "calibrate", bursty)
-    assert estimate.calibration_now() == 250e-6
-    assert len(calls) * estimate.NOW_SPACING_S >= 1.0  # spread over more than a second
+    assert estimate.calibration_now() == pytest.approx(250e-6, rel=0.03)
+    assert len(calls) * estimate.NOW_SPACING_S >= 2.5  # spread over seconds: a burst can last two
