@@ -47,7 +47,7 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
     host's speed (runner.estimate). Every repeat of lane 0 but its first starts up on standby while the one before
     runs, where its backend can (not in a container): its start-up is left out of its wall."""
     history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
-    calibration = estimate.calibration_now()
+    calibration = estimate.calibration_when_needed()
     out: dict[str, list[estimate.Expected]] = {}
     for number, cells in enumerate(lanes):
         walls: dict[str, list[estimate.Expected]] = {}

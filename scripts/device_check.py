@@ -192,7 +192,7 @@ def earlier_runs(functions: Dict[str, List[str]]) -> budget_plan.Estimate:
     (`functions`) from this host's earlier checks, else the reference runs' records scaled by this host's speed,
     else the reference runs' step walls (budget_plan.reference_walls)."""
     history = estimate.History(ROOT / "results", harness_dist.cache_dir() / "estimates.json")
-    calibration = estimate.calibration_now()
+    calibration = estimate.calibration_when_needed()
 
     def expect(framework: str, device: str, step: str) -> tuple:
         if step not in STEP_SETUP:
