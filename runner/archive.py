@@ -2,9 +2,15 @@
 about 40 % smaller than gzip on these JSON lines (an H200 run's 47 MB of records: 13.4 MB as .tar.gz, 7.7 MB as
 .tar.xz), so that the project's tree, reference runs included, stays small enough to copy to a lent machine.
 `tar xJf records.tar.xz` unpacks one; Python's tarfile reads it as it is."""
+import errno
+import io
+import json
 import lzma
+import os
 import tarfile
 import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
 
 ARCHIVE = "records.tar.xz"
 # What reading a damaged archive raises: a TarError or OSError where its header or members are wrong, EOFError where
@@ -12,3 +18,63 @@ ARCHIVE = "records.tar.xz"
 # compression by itself, so an archive gzip-compressed under this name raises zlib's). Neither reader lets one of
 # these end its command: the atlas names the archive in a warning, the estimator goes on without that run.
 DAMAGED = (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error)
+
+# Raw warm samples are most of a record's bytes; a kept case keeps their median, quartiles, minimum and interval.
+RAW = ("warm_samples_s",)
+LOG_MAX_BYTES = 300_000  # a TensorFlow cell's log is 1-2 MB of graph-mode notices; the others are well under
+
+
+@dataclass
+class Kept:
+    path: Path
+    kept: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # each "NAME (why)"
+
+
+def keep(run: Path, dest: Path, log_max_bytes: int = LOG_MAX_BYTES) -> Kept:
+    """Pack a run folder's records as DEST/records.tar.xz, the form results/reference/ keeps them in: every
+    *.jsonl with each case's raw warm samples taken out, the workers' logs up to `log_max_bytes`. Whatever is
+    left out is named, never dropped silently. An archive already at DEST is never replaced."""
+    out = Kept(dest / ARCHIVE)
+    if out.path.exists():
+        raise FileExistsError(str(out.path))
+    if dest.exists() and not dest.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "a file, not a folder", str(dest))
+    members = sorted(p for p in run.iterdir() if p.is_file() and p.suffix in (".jsonl", ".log"))
+    dest.mkdir(parents=True, exist_ok=True)
+    partial = out.path.with_suffix(".partial")  # renamed once whole: a stopped pack leaves no archive that reads short
+    try:
+        with tarfile.open(partial, "w:xz", preset=9) as tar:
+            for p in members:
+                if p.suffix == ".log" and p.stat().st_size > log_max_bytes:
+                    out.left_out.append(f"{p.name} (a log of {p.stat().st_size // 1000} KB)")
+                    continue
+                data = _without_raw(p, out.left_out) if p.suffix == ".jsonl" else p.read_bytes()
+                info = tarfile.TarInfo(p.name)
+                info.size, info.mtime = len(data), int(p.stat().st_mtime)
+                tar.addfile(info, io.BytesIO(data))
+                out.kept.append(p.name)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, out.path)
+    out.left_out += [f"{p.name} (not a record or log)" for p in sorted(run.iterdir())
+                     if p.is_file() and p.suffix not in (".jsonl", ".log")]
+    return out
+
+
+def _without_raw(path: Path, left_out: list[str]) -> bytes:
+    lines = []
+    raw = [line for line in path.read_bytes().splitlines() if line.strip()]
+    for i, line in enumerate(raw):
+        try:
+            record = json.loads(line)
+        except ValueError as e:
+            if i == len(raw) - 1:  # a worker killed while writing: the line it left is named, as the report does
+                left_out.append(f"{path.name}: its torn last line ({len(line)} bytes)")
+                break
+            raise ValueError(f"{path.name}: line {i + 1} is not JSON ({e})") from None  # the run's to mend
+        for name in RAW:
+            record.pop(name, None)
+        lines.append(json.dumps(record, separators=(",", ":")))
+    return ("\n".join(lines) + "\n").encode()

@@ -28,6 +28,7 @@ app.command("census")(run.run_census)
 app.command("sweep")(sweep.sweep)
 app.command("report")(results.report)
 app.command("compare")(results.compare)
+app.command("keep")(results.keep)
 
 images_app = typer.Typer(no_args_is_help=True, help="Build the Docker images of images/ for matrix.toml's profiles.")
 app.add_typer(images_app, name="images")

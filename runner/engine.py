@@ -79,8 +79,8 @@ class Lanes:
                    for i in range(1, len(lanes)) if lanes[i]]
         main = pin(self.scheduler.cpus[0])
         for number in range(1, len(lanes)):  # starting now: lane 0's first header names them (a race else)
-            if lanes[number] and not lanes[number][0].later_part:  # a later part waits for lane 0
-                self.scheduler.running[number] = lanes[number][0].key
+            if lanes[number] and not lanes[number][0].later_part and not self.scheduler.builds_beside(number):
+                self.scheduler.running[number] = lanes[number][0].key  # (a later part waits for lane 0)
         try:
             for thread in threads:
                 thread.start()
@@ -98,6 +98,8 @@ class Lanes:
     def lane(self, number: int) -> None:
         pin(self.scheduler.cpus[number])
         todo = self.scheduler.lanes[number]
+        if not self.scheduler.wait_for_builds(number, self.stopping):
+            return
         for index, part in enumerate(todo, 1):  # a cell, or the part of it this lane runs (runner.lanes)
             if not self.scheduler.wait_for_first_part(part, self.stopping):
                 if self.stopping.is_set():

@@ -4,13 +4,14 @@ leaves to the host, so that a fresh machine does not wait for each install in tu
 
 One cell at a time, in the run's order. A build that fails here is not reported: the cell's own preparation
 builds it again and reports the installer's reason where the cell is recorded. Venv builds hold a file lock, so
-a cell that reaches its preparation while its environment is still being built here waits for it.
+a cell that reaches its preparation while its environment is still being built here waits for it. A lane whose
+CPUs include the builds' one waits for them to end (runner.scheduler.Scheduler.wait_for_builds).
 """
 from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from typing import Callable, Optional
 
 from runner import backends
 from runner.cell import Cell
@@ -22,18 +23,35 @@ class Prefetch:
     def __init__(self, project: Project, cells: list[Cell], rundir: RunDir, log: Callable[[str], None]):
         self.project, self.cells, self.rundir, self.log = project, cells, rundir, log
         self.stopped = threading.Event()
+        self.done = threading.Event()  # every build it was to make has ended (or it was stopped)
         self.thread = threading.Thread(target=self._run, name="prefetch", daemon=True)
+        self.to_build = [c for c in cells if not _ready(project, c)]
+        self.cpu = host_cpu()  # read before any lane pins its thread
 
     def __enter__(self) -> "Prefetch":
         if self.cells:
             self.thread.start()
+        else:
+            self.done.set()
         return self
+
+    def builds_on(self, cpus: Optional[list[int]]) -> bool:
+        """Whether environments are still to be built on any of `cpus` (None: every CPU)."""
+        return bool(self.to_build) and not self.done.is_set() and (cpus is None or self.cpu is None
+                                                                    or self.cpu in cpus)
 
     def __exit__(self, *exc) -> None:
         self.stopped.set()  # an install in flight finishes (or dies with the run on Ctrl-C); no new one starts
 
     def _run(self) -> None:
-        _to_host_cpus()
+        try:
+            self._build()
+        finally:
+            self.done.set()
+
+    def _build(self) -> None:
+        if self.cpu is not None:  # this thread, and the installers it starts, which inherit its mask
+            os.sched_setaffinity(0, {self.cpu})  # 0: the calling thread
         seen = set()
         for cell in self.cells:
             # images that share a venv (ImageSpec.packages_of) are one environment for a venv; Docker builds each image
@@ -52,11 +70,17 @@ class Prefetch:
                 continue
 
 
-def _to_host_cpus() -> None:
-    """This thread (and the installers it starts, which inherit its mask) on the first CPU, the one the workers
-    leave to the host (protocol.Config.worker_cpus), where there are two or more."""
+def _ready(project: Project, cell: Cell) -> bool:
+    try:
+        return backends.get(cell.backend, project, cell.extra_env).ready(cell)
+    except Exception:  # noqa: BLE001 - a backend that cannot tell: as if it builds
+        return False
+
+
+def host_cpu() -> Optional[int]:
+    """The CPU the builds run on: the first, the one the workers leave to the host (protocol.Config.worker_cpus),
+    where there are two or more; None on one CPU, where everything shares it."""
     if not hasattr(os, "sched_getaffinity"):
-        return
+        return None
     available = sorted(os.sched_getaffinity(0))
-    if len(available) > 1:
-        os.sched_setaffinity(0, {available[0]})  # 0: the calling thread
+    return available[0] if len(available) > 1 else None

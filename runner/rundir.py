@@ -32,13 +32,12 @@ from typing import Any, Iterator, Optional
 from portability_harness.protocol import log_path
 from portability_harness.records import schema, store
 
-from runner import files, view
+from runner import archive, files, view
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 
 # cut_short: a quick run's budget ended before every case of the cell ran (the records say which); --resume runs them
 RUNNABLE = ("pending", "failed", "running", "interrupted", "cut_short")
-_RAW = ("warm_samples_s",)  # raw samples stay in the cells' files
 
 
 @dataclass
@@ -258,7 +257,8 @@ class RunDir:
             entry["runs"].append({
                 "file": name, "header": contents.header, "footer": contents.footer, "torn": contents.torn is not None,
                 "problems": contents.problems(),
-                "cases": [{k: v for k, v in c.items() if k not in _RAW} for c in contents.cases]})
+                # raw samples stay in the cells' files
+                "cases": [{k: v for k, v in c.items() if k not in archive.RAW} for c in contents.cases]})
         return entry
 
     def append(self, results_file: Path, lines: bytes) -> None:

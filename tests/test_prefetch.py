@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 from conftest import ROOT
 
@@ -77,3 +78,36 @@ def test_a_venvs_packages_are_byte_compiled_once(tmp_path):
     assert said == [f"compiling the bytecode of {venv.name}"]
     compile_bytecode(venv, said.append)
     assert len(said) == 1  # marked done: not again
+
+
+def test_a_lane_on_the_builds_cpu_is_told_to_wait_until_they_end(tmp_path, monkeypatch, no_devices):
+    """A side lane on the CPU the builds run on waits for them (Scheduler.wait_for_builds): builds_on names that CPU
+    while a build runs, no other, and nothing once they end or where every environment is built already."""
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager",))) if c.runnable]
+    release = threading.Event()
+
+    class Slow(Recording):
+        built_already: set = set()
+
+        def ready(self, cell):
+            return cell.image.name in self.built_already
+
+        def prefetch(self, cell, log, install_log=None):
+            release.wait(60)
+
+    monkeypatch.setattr(backends, "get", lambda name, project, extra_env=(): Slow())
+    ahead = Prefetch(project, cells, RunDir(tmp_path / "run"), lambda m: None)
+    with ahead:
+        if ahead.cpu is not None:
+            others = [c for c in os.sched_getaffinity(0) if c != ahead.cpu]
+            assert ahead.builds_on([ahead.cpu]) and ahead.builds_on(None) and not ahead.builds_on(others)
+        else:  # one CPU: everything shares it
+            assert ahead.builds_on([0])
+        assert not ahead.done.wait(0.5)
+        release.set()
+        assert ahead.done.wait(60)
+        assert not ahead.builds_on(None)
+    Slow.built_already = {c.image.name for c in cells}
+    built = Prefetch(project, cells, RunDir(tmp_path / "run2"), lambda m: None)
+    assert not built.builds_on(None)  # nothing to build: no lane waits, even before the thread has looked

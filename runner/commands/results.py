@@ -1,5 +1,6 @@
 """The commands that read finished runs: `runner report` (the study's tables and figures, or with --site the atlas
-of many runs) and `runner compare` (what changed between two runs, or from the published figures)."""
+of many runs), `runner compare` (what changed between two runs, or from the published figures) and `runner keep` (a
+run packed as a reference)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 from rich.markup import escape
 
-from runner import releases
+from runner import archive, releases
 from runner.commands.shared import console, err
 from runner.errors import UserError
 from runner.project import checkout
@@ -122,3 +123,30 @@ def _changes(c: Comparison, run_a: Path, run_b: Path, quick: list[str], all_func
     if not shown.empty:
         console.print(render.rich(shown.sort_values("ratio", ascending=False), "Latency per function (b / a)"))
     return []
+
+
+def keep(
+    run: Path = typer.Argument(..., help="a run's results folder (results/<run-id>)"),
+    dest: Path = typer.Argument(..., help="the folder to keep it in, e.g. results/reference/<name>"),
+    log_max_kb: int = typer.Option(archive.LOG_MAX_BYTES // 1000, help="workers' logs larger than this are left "
+                                   "out (and named)"),
+) -> None:
+    """Keep a run as a reference: DEST/records.tar.xz with every record of RUN, each case without its raw warm
+    samples, and the workers' logs up to --log-max-kb. The dry run expects a new host's cells from the newest of
+    these; write DEST/README.md yourself (what ran, on what, and what it found)."""
+    if not run.is_dir():
+        raise UserError(f"{run} is not a results folder; give a run's folder, e.g. results/<run-id>")
+    if not any(run.glob("*.jsonl")):
+        raise UserError(f"{run} holds no records (*.jsonl); give the folder of a run that ran")
+    try:
+        kept = archive.keep(run, dest, log_max_kb * 1000)
+    except FileExistsError as e:
+        raise UserError(f"{e} exists already and is not replaced; give another folder or move it away") from None
+    except ValueError as e:
+        raise UserError(f"{run}/{e}; mend or remove that line, then keep the run again") from None
+    except OSError as e:
+        raise UserError(f"cannot write {dest} ({e.strerror}); give a folder you can write") from None
+    console.print(f"kept: {kept.path} ({kept.path.stat().st_size / 1e6:.1f} MB, {len(kept.kept)} files)",
+                  highlight=False)
+    for line in kept.left_out:
+        err.print(f"[yellow]left out:[/] {escape(line)}", highlight=False, soft_wrap=True)
