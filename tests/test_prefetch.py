@@ -3,11 +3,14 @@ order, on the CPU the workers leave to the host; a failure there is left to the 
 byte-compiled once (runner.backends.local.compile_bytecode)."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
 
+import pytest
 from conftest import ROOT
 
 from runner import backends, matrix
@@ -111,3 +114,37 @@ def test_a_lane_on_the_builds_cpu_is_told_to_wait_until_they_end(tmp_path, monke
     Slow.built_already = {c.image.name for c in cells}
     built = Prefetch(project, cells, RunDir(tmp_path / "run2"), lambda m: None)
     assert not built.builds_on(None)  # nothing to build: no lane waits, even before the thread has looked
+
+
+@pytest.mark.slow
+def test_a_side_lane_starts_once_the_environment_built_on_its_cpu_is_built(venv_for, tmp_path):
+    """A machine's first run, in two lanes: torch-cpu times in lane 0, and lane 1 holds tf-xla-cpu, then
+    jax-xla-cpu, whose venv (JAX's) is not built yet. The run builds it ahead on the host's CPU, which is lane 1's,
+    and lane 1 starts tf-xla-cpu only once that build (its byte-compiling included) has ended."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two lanes need two CPUs")
+    venvs = tmp_path / "venvs"
+    venvs.mkdir()
+    for image in ("torch-cpu", "tf-cpu"):  # built already, as on a machine that ran these before
+        built = venv_for(image).venv
+        (venvs / built.name).symlink_to(built)
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
+                  'profiles = ["current"]\nrepeats = 1\ninclude = ["tf-xla-cpu", "jax-xla-cpu"]\n\n',
+                  (ROOT / "matrix.toml").read_text())
+    (tmp_path / "matrix.toml").write_text(text)
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "runner.cli", "matrix", "--matrix", str(tmp_path / "matrix.toml"),
+                           "--backend", "local", "--compiler", "eager", "--lanes", "2", "--functions", "torch.round",
+                           "--functions", "tf.image.adjust_brightness", "--functions", "jax.numpy.add",
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ, RUNNER_VENV_DIR=str(venvs), COLUMNS="200"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    said = proc.stdout + proc.stderr
+    assert "lane 1 waits for the environments being built on its CPU" in said, said[-3000:]
+    (jax,) = [p for p in venvs.iterdir() if p.name.startswith("jax-cpu-") and not p.is_symlink()]
+    built_at = (jax / ".runner-bytecode").stat().st_mtime
+    footers = {p.name: json.loads(p.read_text().splitlines()[-1]) for p in out.glob("*.jsonl")}
+    assert set(footers) == {"torch-cpu-current.jsonl", "tf-xla-cpu-current.jsonl", "jax-xla-cpu-current.jsonl"}
+    assert footers["tf-xla-cpu-current.jsonl"]["supervisor_started_at"] >= built_at
+    # ...while lane 0 did not wait for it: its repeat began before the build ended
+    assert footers["torch-cpu-current.jsonl"]["supervisor_started_at"] < built_at
