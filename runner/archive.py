@@ -12,6 +12,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from portability_harness.records import store
+
 ARCHIVE = "records.tar.xz"
 # What reading a damaged archive raises: a TarError or OSError where its header or members are wrong, EOFError where
 # it is cut short, and the decompressor's own error where its compressed data is damaged inside (tarfile detects the
@@ -40,41 +42,40 @@ def keep(run: Path, dest: Path, log_max_bytes: int = LOG_MAX_BYTES) -> Kept:
         raise FileExistsError(str(out.path))
     if dest.exists() and not dest.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "a file, not a folder", str(dest))
-    members = sorted(p for p in run.iterdir() if p.is_file() and p.suffix in (".jsonl", ".log"))
+    files = sorted(p for p in run.iterdir() if p.is_file())
     dest.mkdir(parents=True, exist_ok=True)
     partial = out.path.with_suffix(".partial")  # renamed once whole: a stopped pack leaves no archive that reads short
     try:
         with tarfile.open(partial, "w:xz", preset=9) as tar:
-            for p in members:
-                if p.suffix == ".log" and p.stat().st_size > log_max_bytes:
-                    out.left_out.append(f"{p.name} (a log of {p.stat().st_size // 1000} KB)")
+            for p in files:
+                stat = p.stat()
+                if p.suffix not in (".jsonl", ".log"):
+                    out.left_out.append(f"{p.name} (not a record or log)")
+                    continue
+                if p.suffix == ".log" and stat.st_size > log_max_bytes:
+                    out.left_out.append(f"{p.name} (a log of {stat.st_size // 1000} KB)")
                     continue
                 data = _without_raw(p, out.left_out) if p.suffix == ".jsonl" else p.read_bytes()
                 info = tarfile.TarInfo(p.name)
-                info.size, info.mtime = len(data), int(p.stat().st_mtime)
+                info.size, info.mtime = len(data), int(stat.st_mtime)
                 tar.addfile(info, io.BytesIO(data))
                 out.kept.append(p.name)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     os.replace(partial, out.path)
-    out.left_out += [f"{p.name} (not a record or log)" for p in sorted(run.iterdir())
-                     if p.is_file() and p.suffix not in (".jsonl", ".log")]
     return out
 
 
 def _without_raw(path: Path, left_out: list[str]) -> bytes:
-    lines = []
-    raw = [line for line in path.read_bytes().splitlines() if line.strip()]
-    for i, line in enumerate(raw):
-        try:
-            record = json.loads(line)
-        except ValueError as e:
-            if i == len(raw) - 1:  # a worker killed while writing: the line it left is named, as the report does
-                left_out.append(f"{path.name}: its torn last line ({len(line)} bytes)")
-                break
-            raise ValueError(f"{path.name}: line {i + 1} is not JSON ({e})") from None  # the run's to mend
-        for name in RAW:
-            record.pop(name, None)
-        lines.append(json.dumps(record, separators=(",", ":")))
-    return ("\n".join(lines) + "\n").encode()
+    """The file's records, as the project's reader reads them (a torn last line and records written twice left out,
+    named), each without its raw samples; a damaged line in the middle is the run's to mend, not the archive's to
+    drop."""
+    contents = store.read(str(path))
+    if contents.damaged:
+        raise ValueError(f"{path.name}: line {contents.damaged[0]} is not JSON (or not a record)")
+    if contents.torn is not None:  # a worker killed while writing
+        left_out.append(f"{path.name}: its torn last line ({len(contents.torn.encode())} bytes)")
+    left_out += [f"{path.name}: {what} recorded again" for what in contents.duplicates]
+    return "".join(json.dumps({k: v for k, v in r.items() if k not in RAW}, separators=(",", ":")) + "\n"
+                   for r in contents.records).encode()

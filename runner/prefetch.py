@@ -25,7 +25,7 @@ class Prefetch:
         self.stopped = threading.Event()
         self.done = threading.Event()  # every build it was to make has ended (or it was stopped)
         self.thread = threading.Thread(target=self._run, name="prefetch", daemon=True)
-        self.to_build = [c for c in cells if not _ready(project, c)]
+        self.to_build = any(not _ready(project, c) for c in cells)  # read before the builds start
         self.cpu = host_cpu()  # read before any lane pins its thread
 
     def __enter__(self) -> "Prefetch":
@@ -37,7 +37,7 @@ class Prefetch:
 
     def builds_on(self, cpus: Optional[list[int]]) -> bool:
         """Whether environments are still to be built on any of `cpus` (None: every CPU)."""
-        return bool(self.to_build) and not self.done.is_set() and (cpus is None or self.cpu is None
+        return self.to_build and not self.done.is_set() and (cpus is None or self.cpu is None
                                                                     or self.cpu in cpus)
 
     def __exit__(self, *exc) -> None:

@@ -68,7 +68,7 @@ def test_a_damaged_record_stops_the_keep_and_a_torn_last_line_is_named(tmp_path,
     shutil.copytree(runs / "jax-steady", run)
     path = next(run.glob("*.jsonl"))
     whole = path.read_bytes()
-    path.write_bytes(whole + b'{"record": "case", "functi\n')  # a worker killed while writing its last record
+    path.write_bytes(whole + b'{"record": "case", "functi')  # a worker killed while writing its last record
     proc = runner_cli("keep", str(run), str(tmp_path / "torn"))
     assert proc.returncode == 0 and f"{path.name}: its torn last line" in proc.stderr, proc.stderr
     assert members(tmp_path / "torn" / ARCHIVE)[path.name].splitlines() == [
