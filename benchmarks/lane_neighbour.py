@@ -9,7 +9,14 @@ medians and minima (the median |log ratio|, as benchmarks/matrix_speed.py) betwe
 noise), between two runs beside, and between each alone run and the beside run after it (the neighbour's effect,
 with its signed median: positive is slower beside).
 
-    python benchmarks/lane_neighbour.py [--functions 'jax.numpy.*'] [--pairs 2]
+    python benchmarks/lane_neighbour.py [--functions 'jax.numpy.*'] [--pairs 2] [--neighbour tf-compiled]
+
+`--neighbour tf-compiled` measures the neighbour `--cached-beside` adds instead: a compiled CPU repeat
+(`runner bench --image tf-cpu --compiler compiled`, the whole sample, restarted while the timing repeat runs),
+pinned to the CPU lane 1 would have (the host's, CPU 0 of two: lanes.split), the timing cell alone in lane 0. A
+TensorFlow compiled repeat stands for a cached one: its cached repeats took as long as its cold one (220, 220 and
+219 s in results/reference/matrix-cpu-2026-11-28/). The timing header cannot name a neighbour the runner did not
+start, so its "beside" column stays empty.
 
 It needs two CPUs, and an otherwise idle machine: it measures the machine as much as the runner.
 """
@@ -31,6 +38,29 @@ from matrix_speed import ROOT, cases, stability  # noqa: E402
 
 TIMING = "jax-cpu-current.jsonl"  # one repeat: no -r<n> suffix
 NEIGHBOUR = ("torch-xla-cpu", "torch.nn.*")
+COMPILED = ["runner.cli", "bench", "--image", "tf-cpu", "--compiler", "compiled", "--backend", "local"]
+
+
+class Compiled:
+    """The compiled neighbour: `runner bench` of TensorFlow compiled on the host's CPU, started again whenever it
+    ends, until stopped."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.proc, self.count = folder, None, 0
+
+    def poll(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.count += 1
+            cpu = min(os.sched_getaffinity(0))  # lane 1's CPU on a 2-CPU host
+            self.proc = subprocess.Popen([sys.executable, "-m", *COMPILED, "--out", str(self.folder / str(self.count))],
+                                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=True,
+                                         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+            self.proc.wait(timeout=120)
 
 
 def matrix_file(folder: Path, neighbour: bool) -> Path:
@@ -52,19 +82,31 @@ def finished(path: Path) -> bool:
         return False
 
 
-def run(folder: Path, functions: list[str], beside: bool) -> tuple[float, float, list[str]]:
+def run(folder: Path, functions: list[str], beside: bool, compiled: bool = False) -> tuple[float, float, list[str]]:
     """One `runner matrix` run into `folder`: the timing repeat's wall (its footer's, start-up included), its cases'
-    time, and what its header says ran beside it."""
+    time, and what its header says ran beside it. With `compiled`, a run beside has the compiled neighbour on the
+    host's CPU instead of a lane 1."""
+    lane = beside and not compiled
     extra = [a for f in functions for a in ("--functions", f)]
-    if beside:
+    if lane:
         extra += ["--functions", NEIGHBOUR[1]]
-    cmd = [sys.executable, "-m", "runner.cli", "matrix", "--matrix", str(matrix_file(folder.parent, beside)),
-           "--backend", "local", "--lanes", "2" if beside else "1", "--out", str(folder), *extra]
+    cmd = [sys.executable, "-m", "runner.cli", "matrix", "--matrix", str(matrix_file(folder.parent, lane)),
+           "--backend", "local", "--lanes", "2" if lane else "1", "--out", str(folder), *extra]
+    neighbour = Compiled(folder.parent / f"{folder.name}-neighbour") if beside and compiled else None
+    if neighbour:
+        neighbour.poll()
+        time.sleep(20)  # past its start-up and imports: a neighbour at work when the timing repeat starts
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200"), start_new_session=True)
     timing = folder / TIMING
-    while proc.poll() is None and not finished(timing):
-        time.sleep(2)
+    try:
+        while proc.poll() is None and not finished(timing):
+            if neighbour:
+                neighbour.poll()
+            time.sleep(2)
+    finally:
+        if neighbour:
+            neighbour.stop()
     if proc.poll() is None:  # the neighbour still runs: stopped as a user stops a run (Ctrl-C)
         os.killpg(proc.pid, signal.SIGINT)
     err = proc.communicate(timeout=300)[1]
@@ -82,6 +124,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--functions", action="append", default=[], help="the timing cell's functions (jax.numpy.*)")
     p.add_argument("--pairs", type=int, default=2, help="alone/beside pairs, interleaved")
+    p.add_argument("--neighbour", choices=("torch-xla", "tf-compiled"), default="torch-xla",
+                   help="torch-xla: a TPU-model cell in lane 1; tf-compiled: a compiled CPU repeat on its CPU")
     args = p.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         raise SystemExit("two lanes need two CPUs; this host gives the run one")
@@ -92,7 +136,7 @@ def main() -> None:
         for i in range(args.pairs):
             for kind in ("alone", "beside"):
                 folder = Path(tmp) / f"{kind}{i + 1}"
-                wall, cases_s, beside = run(folder, functions, kind == "beside")
+                wall, cases_s, beside = run(folder, functions, kind == "beside", args.neighbour == "tf-compiled")
                 runs[kind].append(folder)
                 print(f"{kind}{i + 1:<5} {wall:>7.1f} {cases_s:>8.1f}  {', '.join(beside) or '-'}", flush=True)
 

@@ -49,12 +49,12 @@ def ignore(cell: Cell, states: list[CellState]) -> None:
 def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, display: DisplayFactory,
         on_error: Callable[[Cell, str], None] = lambda c, e: None,
         ahead: Callable[[str], None] = lambda message: None,
-        after: After = ignore, lanes: int = 1, cached_beside: bool = False) -> dict:
+        after: After = ignore, lanes: int = 1, cached_beside: Optional[bool] = None) -> dict:
     """Run the runnable cells of the plan; returns merged.json's record as it stands at the end. The later cells'
     environments are built while the first ones run (runner.scheduler), telling `ahead` how that goes; `after`
     is told of each cell that ended (done, failed or incompatible; not one a stop interrupted), with every
-    cell's state. With `lanes` above 1, verdict cells (and with `cached_beside` the compiled CPU cells' cached
-    repeats) run beside the timing cells (runner.lanes)."""
+    cell's state. With `lanes` above 1, verdict cells (and compiled CPU cells' cached repeats, as
+    `cached_beside` says: runner.scheduler.arrange) run beside the timing cells (runner.lanes)."""
     with rundir.running(cells, resume) as run:
         with Scheduler(project, rundir, [s.cell for s in run.todo], ahead, lanes, cached_beside) as scheduler:
             Lanes(scheduler, run, rundir, display, on_error, after).run()

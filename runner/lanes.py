@@ -2,11 +2,13 @@
 
 Lane 0 runs the timing cells one after another, as a run without lanes does. Each other lane runs, at the same
 time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
-census; and, with --cached-beside, once their first repeat has run in lane 0, the later repeats of the compiled CPU
-cells, which reuse the compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side
-lane runs its verdict cells first, then those later repeats, each waiting for its first repeat to end. Not by
-default: on the 2-core machine, a cached repeat beside a timing cell raised that cell's latencies by about a fifth
-(JAX eager's minima), where a verdict cell beside it had cost about 5 % (docs/benchmarks.md).
+census; and, once their first repeat has run in lane 0, the later repeats of compiled CPU cells, which reuse the
+compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side lane runs its verdict
+cells first, then those later repeats, each waiting for its first repeat to end. Which cells' later repeats move is
+the scheduler's choice (runner.scheduler.arrange): by default those that end the run sooner by what each repeat is
+expected to take; all of them with --cached-beside, none with --no-cached-beside. On the 2-core machine, on a calm
+day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
+what two repeats alone differ by (docs/benchmarks.md, A neighbour in another lane).
 
 A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Optional
+from typing import Callable, Collection, Dict, List, Optional
 
 from runner.cell import Cell
+from runner.estimate import Expected
 from runner.errors import UserError
 
 
@@ -68,10 +71,16 @@ def continued_later(cell: Cell) -> bool:
             and cell.backend != "docker")
 
 
-def assign(cells: list[Cell], lanes: int, cached_beside: bool = False) -> list[list[Cell]]:
+def movable(cells: list[Cell], lanes: int) -> list[str]:
+    """The keys of the cells, in the run's order, whose later repeats a run in `lanes` lanes may move beside lane
+    0 (continued_later)."""
+    return [c.key for c in cells if lanes > 1 and continued_later(c)]
+
+
+def assign(cells: list[Cell], lanes: int, beside: Collection[str] = ()) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
-    lanes beside lane 0 in turn, then, with `cached_beside`, the later repeats of the compiled CPU cells
-    (continued_later), whose first repeat stays in lane 0 (Cell.part)."""
+    lanes beside lane 0 in turn, then the later repeats of the cells whose keys are in `beside` (of `movable`),
+    whose first repeat stays in lane 0 (Cell.part), each in the side lane with the fewest cells."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
     later: list[Cell] = []
     side = 0
@@ -79,7 +88,7 @@ def assign(cells: list[Cell], lanes: int, cached_beside: bool = False) -> list[l
         if lanes > 1 and verdict_cell(cell):
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
-        elif lanes > 1 and cached_beside and continued_later(cell):
+        elif lanes > 1 and cell.key in beside and continued_later(cell):
             out[0].append(replace(cell, part=(1, 1)))
             later.append(replace(cell, part=(2, cell.repeats)))
         else:
@@ -87,6 +96,41 @@ def assign(cells: list[Cell], lanes: int, cached_beside: bool = False) -> list[l
     for cell in later:
         min(out[1:], key=len).append(cell)
     return out
+
+
+Walls = Dict[str, List[Expected]]  # per cell part (Cell.part_key): each repeat's expected wall
+
+
+def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls]
+            ) -> tuple[list[list[Cell]], Walls]:
+    """runner.scheduler.arrange's default: the candidates' later repeats moved beside lane 0 one by one, each kept where the lanes'
+    expected ends (lane_ends of `walls_of` the lanes) come sooner with it."""
+    beside: list[str] = []
+    by_lane = assign(cells, lanes)
+    walls = walls_of(by_lane)
+    for key in candidates:
+        trial = assign(cells, lanes, [*beside, key])
+        trial_walls = walls_of(trial)
+        if max(lane_ends(trial, trial_walls)) < max(lane_ends(by_lane, walls)):
+            beside, by_lane, walls = [*beside, key], trial, trial_walls
+    return by_lane, walls
+
+
+def lane_ends(lanes: list[list[Cell]], walls: Walls) -> list[float]:
+    """When each lane is expected to end, from the run's start: its cells one after another, a cell's later part
+    (runner.lanes) not before its first part has ended in lane 0."""
+    ends: list[float] = []
+    firsts: dict[str, float] = {}  # a continued cell's key -> when its first part ends
+    for cells in lanes:
+        clock = 0.0
+        for cell in cells:
+            if cell.later_part:
+                clock = max(clock, firsts.get(cell.key, 0.0))
+            clock += sum(e.seconds for e in walls.get(cell.part_key, []))
+            if cell.continued:
+                firsts[cell.key] = clock
+        ends.append(clock)
+    return ends
 
 
 def where(cell: Cell, lanes: list[list[Cell]]) -> str:

@@ -32,7 +32,7 @@ from portability_harness.protocol import Config, Event, Finished, Plan
 from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
-from runner.lanes import assign, available_cpus, split
+from runner.lanes import Walls, assign, available_cpus, balance, lane_ends, movable, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -40,14 +40,24 @@ from runner.rundir import RunDir
 Log = Callable[[str], None]
 
 
-def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir] = None
-             ) -> dict[str, list[estimate.Expected]]:
+Sources = tuple[estimate.History, Callable[[], float]]
+
+
+def sources(project: Project) -> Sources:
+    """Where expectations come from: this host's earlier runs and the reference runs, and this host's speed (timed
+    once, where a reference run's wall is scaled by it)."""
+    return (estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json"),
+            estimate.calibration_when_needed())
+
+
+def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir] = None,
+             known: Optional[Sources] = None) -> dict[str, list[estimate.Expected]]:
     """Per runnable cell (by key) of each lane (runner.lanes, lane 0 first): the expected wall of each repeat it
     will run (those not finished in `rundir`), from this host's earlier runs, else the reference runs scaled by this
-    host's speed (runner.estimate). Every repeat of lane 0 but its first starts up on standby while the one before
-    runs, where its backend can (not in a container): its start-up is left out of its wall."""
-    history = estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json")
-    calibration = estimate.calibration_when_needed()
+    host's speed (runner.estimate; `known`: sources() already read). Every repeat of lane 0 but its first starts up
+    on standby while the one before runs, where its backend can (not in a container): its start-up is left out of
+    its wall."""
+    history, calibration = known or sources(project)
     out: dict[str, list[estimate.Expected]] = {}
     for number, cells in enumerate(lanes):
         walls: dict[str, list[estimate.Expected]] = {}
@@ -67,6 +77,21 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
     return out
 
 
+def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Optional[bool] = None,
+            rundir: Optional[RunDir] = None) -> tuple[list[list[Cell]], Walls]:
+    """The cells of each lane (runner.lanes.assign) and what each repeat is expected to take (expected). Which
+    compiled CPU cells run their later repeats beside lane 0: all of them (`cached_beside` True), none (False), or
+    by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
+    ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
+    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.)"""
+    candidates = movable(cells, lanes)
+    if cached_beside is not None or not candidates:
+        by_lane = assign(cells, lanes, candidates if cached_beside else ())
+        return by_lane, expected(project, by_lane, rundir)
+    known = sources(project)
+    return balance(cells, lanes, candidates, lambda by_lane: expected(project, by_lane, rundir, known))
+
+
 def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> str:
     """The expected total of the run's repeats (estimate.describe) and, with lanes side by side, its wall: the
     longest lane's."""
@@ -76,23 +101,6 @@ def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]])
         text += (f"; in {len(lanes)} lanes side by side, about {estimate.format_wall(max(per_lane))} "
                  f"(the longest lane)")
     return text
-
-
-def lane_ends(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> list[float]:
-    """When each lane is expected to end, from the run's start: its cells one after another, a cell's later part
-    (runner.lanes) not before its first part has ended in lane 0."""
-    ends: list[float] = []
-    firsts: dict[str, float] = {}  # a continued cell's key -> when its first part ends
-    for cells in lanes:
-        clock = 0.0
-        for cell in cells:
-            if cell.later_part:
-                clock = max(clock, firsts.get(cell.key, 0.0))
-            clock += sum(e.seconds for e in walls.get(cell.part_key, []))
-            if cell.continued:
-                firsts[cell.key] = clock
-        ends.append(clock)
-    return ends
 
 
 def of_cell(walls: dict[str, list[estimate.Expected]], cell: Cell) -> list[estimate.Expected]:
@@ -150,15 +158,14 @@ class Scheduler:
     started ahead is ended."""
 
     def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1,
-                 cached_beside: bool = False):
+                 cached_beside: Optional[bool] = None):
         self.project, self.rundir, self.log = project, rundir, log
         self.cpus: list[Optional[list[int]]] = list(split(available_cpus(), lanes)) if lanes > 1 else [None]
-        self.lanes = assign(cells, len(self.cpus), cached_beside)
+        self.lanes, self.expected = arrange(project, cells, len(self.cpus), cached_beside, rundir)
         self.cells = self.lanes[0]  # the timing cells, one after another, each repeat's successor started ahead
         firsts = {lane[0].key for lane in self.lanes if lane}
         self.prefetch = Prefetch(project, [c for lane in self.lanes for c in lane if c.key not in firsts], rundir, log)
         self.started: Optional[_Started] = None  # the one repeat started ahead, if any
-        self.expected = expected(project, self.lanes, rundir)
         self.pace = estimate.Pace()  # the ended repeats' walls against these expectations
         self.running: dict[int, str] = {}  # lane -> the key of the cell it runs
         self.began = time.monotonic()

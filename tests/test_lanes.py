@@ -38,8 +38,8 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     first, which lane 0 runs; every other repeat is lane 0's, each repeat in exactly one lane."""
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
-    assert all(c.part is None for lane in lanes.assign(cells, 2) for c in lane)  # not by default
-    main, side = lanes.assign(cells, 2, cached_beside=True)
+    assert all(c.part is None for lane in lanes.assign(cells, 2) for c in lane)  # none named, none moved
+    main, side = lanes.assign(cells, 2, lanes.movable(cells, 2))
     assert all(c.device != "xla-cpu" for c in main)
     verdicts = [c for c in side if c.device == "xla-cpu"]
     later = [c for c in side if c.device != "xla-cpu"]
@@ -57,7 +57,7 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     assert lanes.where(verdicts[0], [main, side]) == " in lane 1"
     # The run's expected wall: a later part starts no sooner than its first part ends in lane 0.
     from runner.estimate import Expected
-    from runner.scheduler import lane_ends
+    from runner.lanes import lane_ends
     walls = {c.part_key: [Expected(100.0, "default")] * len(c.own_repeats) for c in main + side}
     ends, clock, side_clock = lane_ends([main, side], walls), 0.0, 0.0
     firsts = {}
@@ -70,6 +70,37 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     # One lane: nothing split; a GPU's compiled cell never shares its accelerator with a timing worker.
     assert lanes.assign(cells, 1) == [cells]
     assert not lanes.continued_later(replace(compiled[0], image=replace(compiled[0].image, device="cuda")))
+
+
+def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
+    """runner.scheduler.arrange's default (lanes.balance): each compiled CPU cell's later repeats move to lane 1, in
+    the run's order, only where the lanes' expected ends come sooner. With the walls of the whole make matrix of
+    2026-11-28 (minutes a repeat, results/reference/matrix-cpu-2026-11-28/), torch.compile's and TensorFlow's move;
+    JAX's, whose cold repeat ends last in lane 0, would leave lane 1 the longer, and stays."""
+    from runner.estimate import Expected
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
+    minutes = {("torch-cpu", "eager"): [0.5, 0.4, 0.4], ("torch-cpu", "compiled"): [20.6, 3.0, 3.0],
+               ("tf-cpu", "eager"): [1.3, 1.2, 1.2], ("tf-cpu", "compiled"): [3.7, 3.7, 3.7],
+               ("jax-cpu", "eager"): [5.4, 2.6, 2.6], ("jax-cpu", "compiled"): [7.1, 2.8, 2.9],
+               ("tf-xla-cpu", "eager"): [2.8], ("jax-xla-cpu", "eager"): [4.8], ("torch-xla-cpu", "eager"): [30.8]}
+    assert sorted((c.name, c.compiler) for c in cells) == sorted(minutes)
+
+    def walls_of(by_lane):
+        return {c.part_key: [Expected(60 * minutes[c.name, c.compiler][r - 1], "default") for r in c.own_repeats]
+                for lane in by_lane for c in lane}
+
+    alone = lanes.assign(cells, 2)
+    main, side = by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
+    assert [(c.name, c.part) for c in side if c.part] == [("torch-cpu", (2, 3)), ("tf-cpu", (2, 3))]
+    before, after = lanes.lane_ends(alone, walls_of(alone)), lanes.lane_ends(by_lane, walls_of(by_lane))
+    assert round(max(before) / 60, 1) == 66.1 and max(after) < max(before) and max(after) < 60 * 60, (before, after)
+    everything = lanes.assign(cells, 2, lanes.movable(cells, 2))
+    assert max(lanes.lane_ends(everything, walls_of(everything))) > max(after)  # JAX's too: lane 1 the longer
+    # Walls that give a move nothing (lane 1 already the longer): nothing moves.
+    assert lanes.balance(cells, 2, lanes.movable(cells, 2),
+                         lambda b: {k: [Expected(e.seconds * (9 if "xla" in k else 1), "default") for e in v]
+                                    for k, v in walls_of(b).items()})[0] == alone
 
 
 @pytest.mark.slow

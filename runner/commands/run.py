@@ -83,7 +83,7 @@ def resume_command(rundir: RunDir) -> str:
 
 
 def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None,
-         cell_table=_cell_table, after: engine.After = engine.ignore, lanes: int = 1, beside: bool = False) -> None:
+         cell_table=_cell_table, after: engine.After = engine.ignore, lanes: int = 1, beside: Optional[bool] = None) -> None:
     """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py); then print
     each results file with `cell_table` and the summary. `after` is told of each cell that ended here."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
@@ -236,8 +236,9 @@ def run_matrix(
     lanes: Optional[int] = typer.Option(None, help="run verdict cells (the TPU model's xla-cpu cells, a census) "
                                         "beside the timing cells in this many lanes of CPUs  [default: 2, or 1 on a "
                                         "single CPU]"),
-    cached_beside: bool = typer.Option(False, help="run compiled CPU cells' cached repeats in a side lane too: "
-                                       "quicker, but the latencies beside them read higher (docs/matrix.md)"),
+    cached_beside: Optional[bool] = typer.Option(None, "--cached-beside/--no-cached-beside", help="run every "
+                                                 "compiled CPU cell's cached repeats in a side lane, or none of them "
+                                                 "[default: those that end the run sooner]"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=CURATED_HELP),
     engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
@@ -260,8 +261,7 @@ def run_matrix(
             from runner import ray_engine
 
             cells = ray_engine.plan_on(address, cells)
-        by_lane = lanes_.assign([c for c in cells if c.runnable], lanes_count, cached_beside)
-        walls = scheduler.expected(project, by_lane)
+        by_lane, walls = scheduler.arrange(project, [c for c in cells if c.runnable], lanes_count, cached_beside)
         t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
                   caption=scheduler.describe(by_lane, walls))
         for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
