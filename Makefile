@@ -14,7 +14,8 @@ $(BIN)/.installed: pyproject.toml harness/pyproject.toml
 matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, then merged.json and a summary
 	$(BIN)/runner matrix $(if $(BASE),--base $(BASE)) $(if $(COMPILER),--compiler $(COMPILER)) \
 		$(foreach i,$(INCLUDE),--include $(i)) $(foreach s,$(SKIP),--skip $(s)) $(if $(LANES),--lanes $(LANES)) \
-		$(if $(CACHED_BESIDE),$(if $(filter 0 no,$(CACHED_BESIDE)),--no-cached-beside,--cached-beside))
+		$(if $(CACHED_BESIDE),$(if $(filter 0 no,$(CACHED_BESIDE)),--no-cached-beside,--cached-beside)) \
+		$(if $(REPEATS),--repeats $(REPEATS))
 
 test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs on first use
 	@scripts/browser.sh >/dev/null  # the report test opens report.html in headless Chromium

@@ -243,3 +243,20 @@ def test_a_killed_run_with_the_cached_repeats_beside_resumes(venv_for, tmp_path)
     [cell] = merged["cells"]
     assert cell["status"] == "done" and len(cell["runs"]) == 3
     assert not (out / ".caches").exists()
+
+
+def test_make_matrix_passes_the_lane_and_repeat_variables_to_the_runner():
+    """`make matrix CACHED_BESIDE=1|0 REPEATS=N LANES=N` (README, docs/matrix.md) reach `runner matrix` as its flags,
+    and without them the runner's defaults apply (the cached repeats that end the run sooner move beside)."""
+    def command(*variables: str) -> list[str]:
+        out = subprocess.run(["make", "-n", "matrix", *variables], cwd=ROOT, capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, MAKEFLAGS=""))
+        assert out.returncode == 0, out.stderr
+        words = out.stdout.replace("\\\n", " ").split()  # the recipe's continued lines as one
+        start = max(i for i, w in enumerate(words[:-1]) if w.endswith("bin/runner") and words[i + 1] == "matrix")
+        return words[start + 2:]
+
+    assert command() == []
+    assert command("CACHED_BESIDE=1", "REPEATS=1", "LANES=2") == ["--lanes", "2", "--cached-beside", "--repeats", "1"]
+    assert command("CACHED_BESIDE=0") == ["--no-cached-beside"]
+    assert command("CACHED_BESIDE=no", "COMPILER=eager") == ["--compiler", "eager", "--no-cached-beside"]
