@@ -249,8 +249,10 @@ def test_make_matrix_passes_the_lane_and_repeat_variables_to_the_runner():
     """`make matrix CACHED_BESIDE=1|0 REPEATS=N LANES=N` (README, docs/matrix.md) reach `runner matrix` as its flags,
     and without them the runner's defaults apply (the cached repeats that end the run sooner move beside)."""
     def command(*variables: str) -> list[str]:
-        out = subprocess.run(["make", "-n", "matrix", *variables], cwd=ROOT, capture_output=True, text=True,
-                             timeout=60, env=dict(os.environ, MAKEFLAGS=""))
+        # --no-print-directory: under `make test` this make is a sub-make, which would name its folder
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        out = subprocess.run(["make", "--no-print-directory", "-n", "matrix", *variables], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, env=env)
         assert out.returncode == 0, out.stderr
         words = out.stdout.replace("\\\n", " ").split()  # the recipe's continued lines as one
         start = max(i for i, w in enumerate(words[:-1]) if w.endswith("bin/runner") and words[i + 1] == "matrix")
