@@ -103,16 +103,18 @@ Walls = Dict[str, List[Expected]]  # per cell part (Cell.part_key): each repeat'
 
 def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls]
             ) -> tuple[list[list[Cell]], Walls]:
-    """runner.scheduler.arrange's default: the candidates' later repeats moved beside lane 0 one by one, each kept where the lanes'
-    expected ends (lane_ends of `walls_of` the lanes) come sooner with it."""
+    """runner.scheduler.arrange's default: the candidates' later repeats moved beside lane 0 one by one, each kept
+    where the run's expected end (the last of lane_ends, from `walls_of` the lanes) comes sooner with it."""
     beside: list[str] = []
     by_lane = assign(cells, lanes)
     walls = walls_of(by_lane)
+    end = max(lane_ends(by_lane, walls))
     for key in candidates:
         trial = assign(cells, lanes, [*beside, key])
         trial_walls = walls_of(trial)
-        if max(lane_ends(trial, trial_walls)) < max(lane_ends(by_lane, walls)):
-            beside, by_lane, walls = [*beside, key], trial, trial_walls
+        trial_end = max(lane_ends(trial, trial_walls))
+        if trial_end < end:
+            beside, by_lane, walls, end = [*beside, key], trial, trial_walls, trial_end
     return by_lane, walls
 
 

@@ -37,8 +37,7 @@ class Prefetch:
 
     def builds_on(self, cpus: Optional[list[int]]) -> bool:
         """Whether environments are still to be built on any of `cpus` (None: every CPU)."""
-        return self.to_build and not self.done.is_set() and (cpus is None or self.cpu is None
-                                                                    or self.cpu in cpus)
+        return self.to_build and not self.done.is_set() and (cpus is None or self.cpu is None or self.cpu in cpus)
 
     def __exit__(self, *exc) -> None:
         self.stopped.set()  # an install in flight finishes (or dies with the run on Ctrl-C); no new one starts

@@ -50,14 +50,12 @@ def sources(project: Project) -> Sources:
             estimate.calibration_when_needed())
 
 
-def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir] = None,
-             known: Optional[Sources] = None) -> dict[str, list[estimate.Expected]]:
+def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir], known: Sources) -> Walls:
     """Per runnable cell (by key) of each lane (runner.lanes, lane 0 first): the expected wall of each repeat it
     will run (those not finished in `rundir`), from this host's earlier runs, else the reference runs scaled by this
-    host's speed (runner.estimate; `known`: sources() already read). Every repeat of lane 0 but its first starts up
-    on standby while the one before runs, where its backend can (not in a container): its start-up is left out of
-    its wall."""
-    history, calibration = known or sources(project)
+    host's speed (runner.estimate; `known`: sources()). Every repeat of lane 0 but its first starts up on standby
+    while the one before runs, where its backend can (not in a container): its start-up is left out of its wall."""
+    history, calibration = known
     out: dict[str, list[estimate.Expected]] = {}
     for number, cells in enumerate(lanes):
         walls: dict[str, list[estimate.Expected]] = {}
@@ -84,12 +82,15 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
     ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
     other; JAX's, whose first repeat ends last, would only make lane 1 the longer.)"""
-    candidates = movable(cells, lanes)
-    if cached_beside is not None or not candidates:
-        by_lane = assign(cells, lanes, candidates if cached_beside else ())
-        return by_lane, expected(project, by_lane, rundir)
-    known = sources(project)
-    return balance(cells, lanes, candidates, lambda by_lane: expected(project, by_lane, rundir, known))
+    candidates, known = movable(cells, lanes), sources(project)
+
+    def walls_of(by_lane: list[list[Cell]]) -> Walls:
+        return expected(project, by_lane, rundir, known)
+
+    if cached_beside is None:
+        return balance(cells, lanes, candidates, walls_of)
+    by_lane = assign(cells, lanes, candidates if cached_beside else ())
+    return by_lane, walls_of(by_lane)
 
 
 def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> str:

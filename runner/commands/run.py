@@ -83,7 +83,8 @@ def resume_command(rundir: RunDir) -> str:
 
 
 def _run(project: Project, cells: list[Cell], out: Optional[Path], resume: bool, address: Optional[str] = None,
-         cell_table=_cell_table, after: engine.After = engine.ignore, lanes: int = 1, beside: Optional[bool] = None) -> None:
+         cell_table=_cell_table, after: engine.After = engine.ignore, lanes: int = 1,
+         beside: Optional[bool] = None) -> None:
     """Run the cells here (engine.py) or, given a cluster's address, on its nodes (ray_engine.py); then print
     each results file with `cell_table` and the summary. `after` is told of each cell that ended here."""
     rundir = RunDir(out) if out else RunDir.new(project.root / "results")
