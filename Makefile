@@ -15,7 +15,7 @@ matrix: $(BIN)/.installed  ## run every cell of matrix.toml this host can run, t
 	$(BIN)/runner matrix $(if $(BASE),--base $(BASE)) $(if $(COMPILER),--compiler $(COMPILER)) \
 		$(foreach i,$(INCLUDE),--include $(i)) $(foreach s,$(SKIP),--skip $(s)) $(if $(LANES),--lanes $(LANES)) \
 		$(if $(CACHED_BESIDE),$(if $(filter 0 no,$(CACHED_BESIDE)),--no-cached-beside,--cached-beside)) \
-		$(if $(REPEATS),--repeats $(REPEATS))
+		$(if $(REPEATS),--repeats $(REPEATS)) $(if $(BUDGET_S),--budget-s $(BUDGET_S)) $(if $(DRY_RUN),--dry-run)
 
 test: $(BIN)/.installed  ## the project's tests; builds the CPU framework venvs on first use
 	@scripts/browser.sh >/dev/null  # the report test opens report.html in headless Chromium

@@ -46,6 +46,8 @@ class Cell:
     case_budget_s: Optional[float] = None  # a quick pass's limit a case (protocol.Config)
     # (first, last): the repeats of this cell one lane runs, the others running in another (runner.lanes); None: all
     part: Optional[tuple[int, int]] = None
+    # The repeats the run's time budget leaves room for (1..fits, runner.lanes.fit); None: all `repeats`
+    fits: Optional[int] = None
 
     @property
     def memory_limit_mb(self) -> int:
@@ -76,6 +78,11 @@ class Cell:
         return "/".join([self.image.name, self.profile.name, *self._variants])
 
     @property
+    def planned(self) -> int:
+        """How many repeats this run plans for the cell: `repeats`, or fewer where its budget leaves no room."""
+        return self.repeats if self.fits is None else min(self.fits, self.repeats)
+
+    @property
     def later_part(self) -> bool:
         """Whether this is the part of a cell that runs its later repeats, after its first part (runner.lanes)."""
         return self.part is not None and self.part[0] > 1
@@ -88,13 +95,13 @@ class Cell:
     @property
     def own_repeats(self) -> range:
         """The repeats this part of the cell runs (all of them where it is not split over lanes)."""
-        first, last = self.part or (1, self.repeats)
-        return range(first, last + 1)
+        first, last = self.part or (1, self.planned)
+        return range(first, min(last, self.planned) + 1)
 
     @property
     def continued(self) -> bool:
         """Whether another lane runs this cell's later repeats, with the compilers' caches this part fills."""
-        return self.part is not None and self.part[1] < self.repeats
+        return self.part is not None and self.part[1] < self.planned
 
     @property
     def label(self) -> str:

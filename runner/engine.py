@@ -107,8 +107,8 @@ class Lanes:
                 continue  # its first repeat failed: the cell is recorded so
             state = self.by_key[part.key]
             try:
-                self.cell(state, part, lambda repeat, begun: self.display(
-                    state.cell, repeat, index, len(todo), self.scheduler.remaining(part, begun), number))
+                self.cell(state, part, lambda repeat, begun: self.display(  # part: the repeats that fit its budget
+                    part, repeat, index, len(todo), self.scheduler.remaining(part, begun), number))
             except Stopped:
                 if number == 0:
                     raise

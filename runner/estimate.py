@@ -54,6 +54,7 @@ SUMMARY_VERSION = 9  # 6: a standby worker's start-up ends when its cases are co
 class Expected:
     seconds: float
     source: str  # "this host", "reference" (scaled by the calibration) or "default"
+    cut: bool = False  # the run's budget is expected to end it early (runner.scheduler.within_budget)
 
 
 # How far this run's pace may move what is left of it: a repeat or two that ran far off their expectation (a cell

@@ -28,7 +28,7 @@ class Options:
     backend: str = "auto"
     functions: tuple[str, ...] = ()  # fnmatch patterns over sampled names
     quick: bool = False
-    quick_budget_s: Optional[float] = None  # a --quick run's whole budget; None: QUICK_BUDGET_S; 0: none
+    budget_s: Optional[float] = None  # the run's time budget; None: QUICK_BUDGET_S for a --quick run, else none; 0: none
     mode: Optional[str] = None
     compilers: tuple[str, ...] = ()  # eager, compiled or both; () leaves it to matrix.toml's `compiler`
     timeout_s: Optional[float] = None
@@ -50,8 +50,8 @@ def plan(project: Project, options: Options) -> list[Cell]:
     backend = backends.choose(options.backend) if here else backends.check(options.backend)
     names = options.images or tuple(project.cell_images())
     existing = backends.is_existing(backend)
-    budget = QUICK_BUDGET_S if options.quick_budget_s is None else options.quick_budget_s
-    stop_at = time.time() + budget if options.quick and budget > 0 else None  # the budget counts from here
+    budget = (QUICK_BUDGET_S if options.quick else 0.0) if options.budget_s is None else options.budget_s
+    stop_at = time.time() + budget if budget > 0 else None  # the budget counts from here
     cells = []
     for profile_name in _profiles(project, options, existing):
         if not existing:

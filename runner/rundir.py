@@ -36,7 +36,8 @@ from runner import archive, files, view
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
 
-# cut_short: a quick run's budget ended before every case of the cell ran (the records say which); --resume runs them
+# cut_short: the run's budget ended before every case of the cell ran (the records say which), or had no room for some
+# of its repeats; --resume runs them
 RUNNABLE = ("pending", "failed", "running", "interrupted", "cut_short")
 
 
@@ -135,12 +136,16 @@ class RunDir:
         return contents.footer is not None and not any(c.get("cut_short") == "run" for c in contents.cases)
 
     def ended(self, state: CellState) -> tuple[str, Optional[str]]:
-        """The status and reason of a cell whose repeats ran to their end: done, or cut_short where a quick pass's
-        time limits left cases without a result (the footers count them)."""
-        cut = sum((store.read(str(self.path / name)).footer or {}).get("cut_short") or 0 for name in state.files)
-        if not cut:
-            return "done", None
-        return "cut_short", f"{cut} case{'s' * (cut > 1)} cut short by the quick pass's time limits (listed below)"
+        """The status and reason of a cell whose repeats ran to their end: done, or cut_short where the run's time
+        limits left cases without a result (the footers count them) or its budget left no room for some of its
+        repeats (runner.lanes.fit: their files were never written)."""
+        ran = [name for name in state.files if (self.path / name).exists()]
+        cut = sum((store.read(str(self.path / name)).footer or {}).get("cut_short") or 0 for name in ran)
+        missing = len(state.files) - len(ran)
+        why = ([f"{view.counted(cut, 'case')} cut short by the run's time limits (listed below)"] if cut else []) + (
+            [f"{view.counted(missing, 'repeat')} of {len(state.files)} not run: the run's time budget had no room for "
+             f"{'them' if missing > 1 else 'it'} (--resume runs {'them' if missing > 1 else 'it'})"] if missing else [])
+        return ("cut_short", "; ".join(why)) if why else ("done", None)
 
     # --- state -------------------------------------------------------------------------------------------------
 

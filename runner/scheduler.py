@@ -32,7 +32,7 @@ from portability_harness.protocol import Config, Event, Finished, Plan
 from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
-from runner.lanes import Walls, assign, available_cpus, balance, lane_ends, movable, split
+from runner.lanes import Arrangement, Walls, assign, available_cpus, balance, fit, lane_ends, movable, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -50,11 +50,13 @@ def sources(project: Project) -> Sources:
             estimate.calibration_when_needed())
 
 
-def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir], known: Sources) -> Walls:
+def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir], known: Sources,
+             capped: bool = True) -> Walls:
     """Per runnable cell (by key) of each lane (runner.lanes, lane 0 first): the expected wall of each repeat it
     will run (those not finished in `rundir`), from this host's earlier runs, else the reference runs scaled by this
     host's speed (runner.estimate; `known`: sources()). Every repeat of lane 0 but its first starts up on standby
-    while the one before runs, where its backend can (not in a container): its start-up is left out of its wall."""
+    while the one before runs, where its backend can (not in a container): its start-up is left out of its wall.
+    `capped`: a run's budget cuts the repeats expected past its end (within_budget)."""
     history, calibration = known
     out: dict[str, list[estimate.Expected]] = {}
     for number, cells in enumerate(lanes):
@@ -71,7 +73,7 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
                 calibration)
                 for i in range(len(repeats))]
             begun += len(repeats)
-        out.update(within_budget(cells, walls))  # the lanes run side by side: each spends the budget on its own
+        out.update(within_budget(cells, walls) if capped else walls)  # the lanes spend the budget side by side
     return out
 
 
@@ -81,16 +83,30 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     compiled CPU cells run their later repeats beside lane 0: all of them (`cached_beside` True), none (False), or
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
     ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
-    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.)"""
-    candidates, known = movable(cells, lanes), sources(project)
+    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.) With a time budget (the cells'
+    stop_at), the repeats that fit it (runner.lanes.fit: every cell's first, then the second ones, ...), the
+    cells of the others carrying `fits`."""
+    known = sources(project)
 
-    def walls_of(by_lane: list[list[Cell]]) -> Walls:
-        return expected(project, by_lane, rundir, known)
+    def walls_of(by_lane: list[list[Cell]]) -> Walls:  # uncapped: a budget's cut would hide what does not fit
+        return expected(project, by_lane, rundir, known, capped=False)
 
-    if cached_beside is None:
-        return balance(cells, lanes, candidates, walls_of)
-    by_lane = assign(cells, lanes, candidates if cached_beside else ())
-    return by_lane, walls_of(by_lane)
+    def lanes_of(these: list[Cell]) -> Arrangement:
+        candidates = movable(these, lanes)
+        if cached_beside is None:
+            return balance(these, lanes, candidates, walls_of)
+        by_lane = assign(these, lanes, candidates if cached_beside else ())
+        return by_lane, walls_of(by_lane)
+
+    left = budget_left(cells)
+    by_lane, _ = lanes_of(cells) if left is None else fit(cells, left, lanes_of)
+    return by_lane, expected(project, by_lane, rundir, known)
+
+
+def budget_left(cells: list[Cell]) -> Optional[float]:
+    """The seconds left of the run's time budget (the cells' stop_at: `--budget-s`), or None without one."""
+    ends = [c.stop_at for c in cells if c.stop_at is not None]
+    return max(0.0, min(ends) - time.time()) if ends else None
 
 
 def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> str:
@@ -114,8 +130,8 @@ def total(walls: dict[str, list[estimate.Expected]], cell: Cell) -> float:
 
 
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
-    """A quick run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the
-    time left then, the ones after to nothing, as the harness cuts their cases short."""
+    """A run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the time
+    left then, the ones after to nothing, as the harness cuts their cases short."""
     ends = [c.stop_at for c in cells if c.part_key in walls and c.stop_at is not None]
     if not ends:
         return walls
@@ -126,7 +142,7 @@ def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) 
         for wall in repeats:
             seconds = min(wall.seconds, left)
             left -= seconds
-            capped[key].append(replace(wall, seconds=seconds))
+            capped[key].append(replace(wall, seconds=seconds, cut=seconds < wall.seconds))
     return capped
 
 

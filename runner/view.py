@@ -168,8 +168,8 @@ def cut_short(rows: Iterable[CellRow]) -> list[str]:
             f"cut short ({first_of(r.cut_short, 8)})" for r in rows if r.cut_short]
 
 
-CUT_SHORT = ("Cut short by the quick pass's time limits (the run's, `--quick-budget-s`: `--resume` into the same "
-             f"`--out` measures them; {QUICK_CASE_S:g} s a case: a run without `--quick` does):")
+CUT_SHORT = ("Cut short by the run's time limits (its budget, `--budget-s`: `--resume` into the same "
+             f"`--out` measures them; a quick pass's {QUICK_CASE_S:g} s a case: a run without `--quick` does):")
 
 
 def failed_cells(merged: dict) -> str:

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, config, copy_with_header, harness, runner_cli
+from conftest import CURATED, cases_of, config, copy_with_header, harness, runner_cli
 
 pytestmark = pytest.mark.slow
 

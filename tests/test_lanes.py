@@ -246,7 +246,7 @@ def test_a_killed_run_with_the_cached_repeats_beside_resumes(venv_for, tmp_path)
 
 
 def test_make_matrix_passes_the_lane_and_repeat_variables_to_the_runner():
-    """`make matrix CACHED_BESIDE=1|0 REPEATS=N LANES=N` (README, docs/matrix.md) reach `runner matrix` as its flags,
+    """`make matrix CACHED_BESIDE=1|0 REPEATS=N LANES=N BUDGET_S=S DRY_RUN=1` (README, docs/matrix.md) reach `runner matrix` as its flags,
     and without them the runner's defaults apply (the cached repeats that end the run sooner move beside)."""
     def command(*variables: str) -> list[str]:
         # --no-print-directory: under `make test` this make is a sub-make, which would name its folder
@@ -262,3 +262,4 @@ def test_make_matrix_passes_the_lane_and_repeat_variables_to_the_runner():
     assert command("CACHED_BESIDE=1", "REPEATS=1", "LANES=2") == ["--lanes", "2", "--cached-beside", "--repeats", "1"]
     assert command("CACHED_BESIDE=0") == ["--no-cached-beside"]
     assert command("CACHED_BESIDE=no", "COMPILER=eager") == ["--compiler", "eager", "--no-cached-beside"]
+    assert command("BUDGET_S=480", "DRY_RUN=1") == ["--budget-s", "480", "--dry-run"]

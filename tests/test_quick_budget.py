@@ -38,7 +38,7 @@ def test_a_quick_run_has_a_limit_per_case_and_a_budget(project):
     assert quick.stop_at is not None and steady.stop_at is None and steady.case_budget_s is None
     cfg = quick.config(Path("x.jsonl"), ROOT, 1, "r", False, "", None)
     assert (cfg.stop_at, cfg.case_budget_s) == (quick.stop_at, quick.case_budget_s)
-    (given,) = plan(project, Options(images=("jax-cpu",), backend="local", quick=True, quick_budget_s=0,
+    (given,) = plan(project, Options(images=("jax-cpu",), backend="local", quick=True, budget_s=0,
                                      compilers=("eager",)))
     assert given.stop_at is None  # --quick-budget-s 0: no budget
     (timed,) = plan(project, Options(images=("jax-cpu",), backend="local", quick=True, timeout_s=120.0,

@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.image
 import pandas as pd
 import pytest
-from conftest import RUNS, ROOT, headless, runner_cli
+from conftest import RUNS, headless, runner_cli
 
 from runner.report import latency_tables, load, render, tables
 

@@ -9,7 +9,6 @@ import json
 import shutil
 import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 from conftest import CURATED, cases_of, config, harness

@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from portability_harness import compat
 from portability_harness.protocol import COMPILERS, FRAMEWORKS, MODES, TPU_DTYPES
 from portability_harness.records import store
 from rich.markup import escape
 from rich.table import Table
 
-from runner import backends, engine, estimate, images, scheduler, view
+from runner import engine, estimate, images, view
 from runner import lanes as lanes_
 from runner.cell import Cell
-from runner.commands.shared import BACKEND_HELP, CURATED_HELP, ENV_HELP, QUICK_BUDGET_HELP, console, err
+from runner.commands.dry_run import dry_run_table
+from runner.commands.shared import (BACKEND_HELP, CURATED_HELP, ENV_HELP, budget_option, checked_budget, console,
+                                   err)
 from runner.errors import Stopped, UserError
 from runner.plan import Options, plan
 from runner.progress import CellProgress, ClusterProgress, LaneProgress
@@ -30,7 +31,7 @@ from runner.rundir import RunDir
 
 def _display(cell: Cell, repeat: int, index: int, total: int, left: estimate.Left,
              lane: int) -> CellProgress | LaneProgress:
-    label = cell.label + (f" repeat {repeat}/{cell.repeats}" if cell.repeats > 1 else "")
+    label = cell.label + (f" repeat {repeat}/{cell.planned}" if cell.planned > 1 else "")
     if lane:
         return LaneProgress(console, label, lane)
     return CellProgress(console, label, overall=(index, total) if total > 1 else None, left=left)
@@ -176,7 +177,7 @@ def bench(
     compiler: str = typer.Option("eager", help="eager (the call as written) or compiled (jax.jit, "
                                  "tf.function(jit_compile=True), torch.compile)"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
-    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
+    budget: Optional[float] = budget_option(),
     tpu_dtypes: Optional[str] = typer.Option(None, help=_TPU_DTYPES_HELP),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     repeats: int = typer.Option(1, help="run the cell this many times"),
@@ -202,7 +203,7 @@ def bench(
             raise UserError(f"--functions {pattern!r} matches no curated {spec.framework} function; "
                             f"see `runner list --framework {spec.framework}`")
     (cell,) = plan(project, Options(profiles=(profile,), images=(image,), engine=engine_name, backend=backend,
-                                    functions=patterns, quick=quick, quick_budget_s=_budget(quick_budget),
+                                    functions=patterns, quick=quick, budget_s=checked_budget(budget),
                                     mode=mode, timeout_s=timeout, repeats=repeats,
                                     base=base, extra_env=tuple(env_names or ()), compilers=compilers,
                                     tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
@@ -221,7 +222,7 @@ def run_matrix(
     env_names: Optional[List[str]] = typer.Option(None, "--env", help=ENV_HELP),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
-    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
+    budget: Optional[float] = budget_option(),
     compiler: Optional[str] = typer.Option(None, help="eager, compiled or all (a cell each)  [default: "
                                            "matrix.toml's compiler]"),
     repeats: Optional[int] = typer.Option(None, help="repeats per cell (default: matrix.toml's)"),
@@ -252,7 +253,7 @@ def run_matrix(
     project.matrix.skip = list(skip or ())
     cells = plan(project, Options(profiles=tuple(profile or ()), engine=engine_name, backend=backend,
                                   functions=tuple(functions or ()), quick=quick, repeats=repeats, base=base,
-                                  quick_budget_s=_budget(quick_budget),
+                                  budget_s=checked_budget(budget),
                                   extra_env=tuple(env_names or ()), compilers=_compilers(compiler, both=True),
                                   tpu_dtypes=_tpu_dtypes(tpu_dtypes)))
     lanes_count = lanes_.default_lanes(len(lanes_.available_cpus())) if lanes is None else lanes
@@ -262,37 +263,9 @@ def run_matrix(
             from runner import ray_engine
 
             cells = ray_engine.plan_on(address, cells)
-        by_lane, walls = scheduler.arrange(project, [c for c in cells if c.runnable], lanes_count, cached_beside)
-        t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
-                  caption=scheduler.describe(by_lane, walls))
-        for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
-                    "expected", "reason"):
-            t.add_column(col, overflow="fold")
-        for c in cells:
-            where = f"a node with cell:{c.device}" if address else c.backend
-            will, reason = ("run" if c.runnable else c.initial_status), c.reason or ""
-            if c.runnable and backends.is_existing(c.backend) and not address:
-                from runner.backends import existing
-
-                reason = existing.versions(existing.interpreter(c.backend), c.framework, project.harness_dir)
-            elif c.runnable and c.compiler == "compiled" and compat.compiler_reason(
-                    c.framework, c.profile.packages.get(c.framework)):
-                will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
-            elif c.runnable and c.device == "cuda" and not address:
-                will, reason = _compatibility(c, project)
-            expected = scheduler.total(walls, c) if will == "run" else None
-            will += lanes_.where(c, by_lane) if will == "run" else ""
-            t.add_row(c.name, c.profile.name, c.device, c.compiler, where, str(c.repeats), will,
-                      estimate.format_wall(expected), reason)
-        console.print(t)
+        console.print(dry_run_table(project, cells, lanes_count, cached_beside, address))
         return
     _run(project, cells, out, resume, address, lanes=lanes_count, beside=cached_beside)
-
-
-def _budget(value: Optional[float]) -> Optional[float]:
-    if value is not None and value < 0:
-        raise UserError(f"--quick-budget-s {value:g}: give a number of seconds, or 0 for no budget")
-    return value
 
 
 def _tpu_dtypes(value: Optional[str]) -> Optional[str]:
@@ -310,17 +283,6 @@ def _compilers(value: Optional[str], both: bool) -> tuple[str, ...]:
     if value not in COMPILERS:
         raise UserError(f"unknown --compiler {value!r}; choose " + ", ".join(COMPILERS + (("all",) if both else ())))
     return (value,)
-
-
-def _compatibility(cell: Cell, project: Project) -> tuple[str, str]:
-    """A runnable cuda cell in a dry run: incompatible where its built venv's framework cannot run on this GPU."""
-    from runner.backends import local
-
-    later = "whether its build can run on this GPU is checked when the cell starts"
-    if cell.backend != "local" or not local.venv_path(cell.image, cell.profile).exists():
-        return "run", later
-    known = local.known_incompatibility(cell, project.harness_dir)
-    return ("incompatible", known) if known else ("run", "")
 
 
 def _census_table(path: Path) -> Table:
@@ -360,7 +322,7 @@ def run_census(
     undeclared: bool = typer.Option(False, help="also try the dtypes the device does not declare"),
     out: Optional[Path] = typer.Option(None, help="results folder (default results/<run-id>)"),
     quick: bool = typer.Option(False, help="few warm samples for the timed sample: checks, not for latency results"),
-    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
+    budget: Optional[float] = budget_option(),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     resume: bool = typer.Option(False, help="continue a killed census in the same --out"),
     backend: str = typer.Option("auto", help=BACKEND_HELP),
@@ -385,7 +347,7 @@ def run_census(
     project = Project.find(matrix_file)
     spec = project.framework_image(framework, image)
     (cell,) = plan(project, Options(profiles=(profile,), images=(spec.name,), engine=engine_name, backend=backend,
-                                    quick=quick, quick_budget_s=_budget(quick_budget), timeout_s=timeout, repeats=1,
+                                    quick=quick, budget_s=checked_budget(budget), timeout_s=timeout, repeats=1,
                                     base=base, task="census",
                                     census_ops=tuple(ops or ()), census_dtypes=names, census_undeclared=undeclared,
                                     extra_env=tuple(env_names or ()), compilers=("eager",)))

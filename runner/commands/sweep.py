@@ -17,8 +17,8 @@ from rich.table import Table
 from runner import declared, releases
 from runner.backends import local
 from runner.cell import Cell
-from runner.commands.run import _budget, _compilers, _run
-from runner.commands.shared import BACKEND_HELP, CURATED_HELP, QUICK_BUDGET_HELP, console, err
+from runner.commands.run import _compilers, _run
+from runner.commands.shared import BACKEND_HELP, CURATED_HELP, budget_option, checked_budget, console, err
 from runner.errors import UserError
 from runner.images import ImageSpec, available, canonical
 from runner.matrix import Exclude, Rule
@@ -43,7 +43,7 @@ def sweep(
     compiler: str = typer.Option("all", help="eager, compiled or all (a cell each)"),
     functions: Optional[List[str]] = typer.Option(None, "--functions", help="glob over sampled names; repeatable"),
     quick: bool = typer.Option(False, help="few warm samples: checks cases, not for results"),
-    quick_budget: Optional[float] = typer.Option(None, "--quick-budget-s", help=QUICK_BUDGET_HELP),
+    budget: Optional[float] = budget_option(),
     repeats: int = typer.Option(1, help="repeats per release and cell"),
     timeout: Optional[float] = typer.Option(None, help="per-case timeout in seconds (default: matrix.toml's)"),
     with_declared: bool = typer.Option(True, "--declared/--no-declared", help="read each release's declared "
@@ -96,7 +96,7 @@ def sweep(
                                     for image, why in r.unavailable]
     options = Options(profiles=tuple(r.profile.name for r in swept), images=tuple(s.name for s in images),
                       backend=backend, base=base_image, functions=tuple(functions or ()), quick=quick, repeats=repeats,
-                      quick_budget_s=_budget(quick_budget), timeout_s=timeout, compilers=_compilers(compiler, both=True))
+                      budget_s=checked_budget(budget), timeout_s=timeout, compilers=_compilers(compiler, both=True))
     cells = plan(project, options) if cases else []
     if census:
         cells += plan(project, replace(options, task="census", compilers=("eager",)))

@@ -2,13 +2,12 @@
 whole?), and each setup's outputs against the CPU's eager ones. The TPU column's forecast is tpu_section.py's."""
 from __future__ import annotations
 
-from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from runner.report import baseline, rerun, tables
-from runner.report.blocks import Block, Section, Table, counted, first_of
+from runner.report import rerun, tables
+from runner.report.blocks import Block, Section, Table, first_of
 from runner.report.load import Results
 
 # The setup facts besides the compiler that must agree for an eager and a compiled target to be a pair.
