@@ -271,6 +271,35 @@ def test_compare_two_runs_of_the_same_cell(runs):
     assert proc.returncode == 0 and "Latency" in proc.stdout, proc.stderr
 
 
+def test_cases_a_budget_cut_short_are_no_verdict_change(runs, tmp_path):
+    """A run cut short by its time budget (`--budget-s`) has no result for the cases it did not reach: compare shows
+    those functions as "cut short" where they lack a verdict, never as a change; a case that did change still is."""
+    r1 = sorted((runs / "torch-current").glob("*.jsonl"))[0]
+    lines = [json.loads(l) for l in r1.read_text().splitlines() if l.strip()]
+    cases = [l for l in lines if l["record"] == "case"]
+    trained = next(c["function"] for c in cases if c.get("pass") == "backward")
+    other = next(c["function"] for c in cases if c["function"] != trained and c["outcome"] == "passed")
+    edited = []
+    for line in lines:
+        if line["record"] == "case" and line["function"] == trained and line.get("pass") == "backward":
+            line = {k: line[k] for k in ("record", "function", "module", "case_id", "params", "pass")}
+            line.update(outcome="interrupted", cut_short="run", message="cut short: the run's time budget ended",
+                        category_source="supervisor")
+        elif line["record"] == "case" and line["function"] == other and line["outcome"] == "passed":
+            line = dict(line, outcome="failed", category="precision", message="an edited failure")
+            other = None  # one case of it
+        edited.append(line)
+    (tmp_path / r1.name).write_text("".join(json.dumps(l) + "\n" for l in edited))
+    c = compare.compare(load.load([r1], samples=True), load.load([tmp_path / r1.name], samples=True))
+    changed = c.verdicts.set_index("function")
+    assert trained not in changed.index, changed  # its backward cases were cut short, not changed
+    assert len(changed) == 1 and changed.iloc[0]["verdict a"] != changed.iloc[0]["verdict b"]
+    # Without the cut-short records' meaning, the function's backward verdict would read as gone.
+    unmarked = load.load([tmp_path / r1.name], samples=True)
+    unmarked.cut_short = set()
+    assert trained in set(compare.compare(load.load([r1], samples=True), unmarked).verdicts["function"])
+
+
 def test_compare_two_profiles_reports_the_verdict_changes(runs):
     a, b = runs / "torch-current", runs / "torch-paper2023"
     c = compare.compare(load.load([a], samples=True), load.load([b], samples=True))

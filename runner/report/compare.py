@@ -10,6 +10,7 @@ quartile ranges do not overlap. A function changes when its median case ratio is
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,7 +97,7 @@ def compare(a: Results, b: Results) -> Comparison:
                        "changed": ", ".join([*(k for k in SETUP_FIELDS if fa[k] != fb[k]),
                                             *(["packages"] if _package_changes(a, b, fa, fb) else [])]) or "nothing"})
         packages += [{"framework": m.framework, "setup": m.label, **row} for row in _package_changes(a, b, fa, fb)]
-        verdicts.append(_verdict_changes(va, vb, m))
+        verdicts.append(_verdict_changes(va, vb, m, a.cut_short, b.cut_short))
         latency.append(_latency_changes(a, b, m))
     forecast, agreement = forecast_against_measured(a, b)
     return Comparison(pd.DataFrame(setups), _concat(verdicts), _concat(latency), unmatched, pd.DataFrame(packages),
@@ -141,9 +142,11 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match) -> pd.DataFrame:
+def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match, cut_a: Collection = (),
+                     cut_b: Collection = ()) -> pd.DataFrame:
     """Functions whose verdict changed, forward (the study's) or backward (training, records.verdicts): a function
-    that still infers but no longer trains is a change a reader must see."""
+    that still infers but no longer trains is a change a reader must see. Cases a time budget cut short in one run
+    (`cut_a`, `cut_b`: Results.cut_short) have no verdict there: shown as "cut short", never as a change."""
     cols = ["function", "verdict", "backward"]
     left = va[(va["framework"] == m.framework) & (va["target"] == m.a)][cols]
     right = vb[(vb["framework"] == m.framework) & (vb["target"] == m.b)][cols]
@@ -151,7 +154,17 @@ def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match) -> pd.DataFra
     for side, present in (("a", "right_only"), ("b", "left_only")):  # a function one run lacks was not run there
         both.loc[both["_merge"] == present, [f"verdict {side}", f"backward {side}"]] = "not run"
     both = both.drop(columns="_merge").fillna("-")  # backward "-": the function has no backward cases there
-    changed = both[(both["verdict a"] != both["verdict b"]) | (both["backward a"] != both["backward b"])]
+    for side, cut, target in (("a", cut_a, m.a), ("b", cut_b, m.b)):
+        for column, kind in (("verdict", "forward"), ("backward", "backward")):
+            unmeasured = both[f"{column} {side}"].isin(["-", "not run"]) & both["function"].map(
+                lambda f: (m.framework, target, f, kind) in cut)
+            both.loc[unmeasured, f"{column} {side}"] = "cut short"
+
+    def differ(column: str) -> pd.Series:
+        x, y = both[f"{column} a"], both[f"{column} b"]
+        return (x != y) & (x != "cut short") & (y != "cut short")
+
+    changed = both[differ("verdict") | differ("backward")]
     return changed.assign(framework=m.framework, setup=m.label)[
         ["framework", "setup", "function", "verdict a", "verdict b", "backward a", "backward b"]].sort_values("function")
 

@@ -51,6 +51,8 @@ class Results:
     headers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # (framework, function) -> the catalog's `backward` (why it has none) and `upstream` (upstream.rows), where given
     upstream: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    # (framework, target, function, pass) with cases a time budget cut short, without a result (compare: not a change)
+    cut_short: set[tuple[str, str, str, str]] = field(default_factory=set)
 
     @property
     def quick(self) -> bool:
@@ -78,11 +80,12 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
     headers: dict[str, dict[str, Any]] = {}
     old_schema = set()
     spans: dict[str, tuple] = {}  # a file run in a lane (runner.lanes): (run_id, host, lane, start, end, image)
+    cut: dict[str, set[tuple[str, str]]] = {}  # file -> (function, pass) of its cases cut short
     for source in sources:
         files, source_cells = _files(source, notes)
         cells += source_cells
         for path in files:
-            header = _read_file(path, notes, rows, samples, census_rows, spans)
+            header = _read_file(path, notes, rows, samples, census_rows, spans, cut)
             if header is None:
                 continue
             if header.get("packages_fingerprint"):
@@ -126,8 +129,11 @@ def load(paths: Iterable[Path], curated_root: Path | None = None, samples: bool 
                        columns=["framework", "function", "decile", "top20", "paper_label"])
     upstream = {key: {k: facts[k] for k in ("backward", "upstream") if facts.get(k) is not None}
                 for key, facts in catalogs.items()}
+    setups = cases.drop_duplicates("file").set_index("file")[["framework", "target"]].to_dict("index") if rows else {}
+    cut_short = {(setups[f]["framework"], setups[f]["target"], function, kind)
+                 for f, pairs in cut.items() if f in setups for function, kind in pairs}
     return Results(sources, cases, cat, cells, notes, census=census, packages=packages, headers=headers,
-                   upstream=upstream)
+                   upstream=upstream, cut_short=cut_short)
 
 
 def _files(source: Path, notes: list[str]) -> tuple[list[Path], list[dict[str, Any]]]:
@@ -156,7 +162,8 @@ def _beside(spans: dict[str, tuple]) -> dict[str, str]:
 
 def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples: bool,
                census_rows: list[dict[str, Any]] | None = None,
-               spans: dict[str, tuple] | None = None) -> dict[str, Any] | None:
+               spans: dict[str, tuple] | None = None,
+               cut: dict[str, set[tuple[str, str]]] | None = None) -> dict[str, Any] | None:
     contents = store.read(str(path))
     header = contents.header
     lane = ((header or {}).get("engine") or {}).get("lane")
@@ -177,12 +184,14 @@ def _read_file(path: Path, notes: list[str], rows: list[dict[str, Any]], samples
     if interrupted:
         notes.append(f"{path}: {len(interrupted)} case{'s were' if len(interrupted) > 1 else ' was'} interrupted "
                      "and not run again; `--resume` on that run measures them")
-    cut = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
-    if cut:
+    functions = list(dict.fromkeys(c["function"] for c in contents.cases if c.get("cut_short")))
+    if functions:
         n = sum(bool(c.get("cut_short")) for c in contents.cases)
-        notes.append(f"{path}: {view.counted(n, 'case')} of {view.counted(len(cut), 'function')} cut short by a time "
-                     f"budget, without a result ({view.first_of(cut, 8)}); `--resume` on that run measures those the "
-                     "run's budget left, a run without --quick those cut at the quick pass's limit a case")
+        notes.append(f"{path}: {view.counted(n, 'case')} of {view.counted(len(functions), 'function')} cut short by a "
+                     f"time budget, without a result ({view.first_of(functions, 8)}); `--resume` on that run measures "
+                     "those the run's budget left, a run without --quick those cut at the quick pass's limit a case")
+        if cut is not None:
+            cut[str(path)] = {(c["function"], c.get("pass") or "forward") for c in contents.cases if c.get("cut_short")}
     setup = {k: header.get(k) or "" for k in SETUP_FIELDS}
     setup["device_model"] = setup["device_model"] or "unknown model"
     if header.get("task") == "census":  # never counted in the study's tables
