@@ -117,6 +117,11 @@ def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]])
     if sum(1 for seconds in per_lane if seconds) > 1:
         text += (f"; in {len(lanes)} lanes side by side, about {estimate.format_wall(max(per_lane))} "
                  f"(the longest lane)")
+    left = budget_left([c for lane in lanes for c in lane])
+    if left is not None:
+        text += (f"; a budget of {estimate.format_wall(left)} from the command's start: every cell's first repeat, "
+                 "then later ones as they fit, and the run stops at its end (the cases not run recorded as cut "
+                 "short; --resume runs them and the repeats left out)")
     return text
 
 

@@ -17,13 +17,8 @@ def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside
                   address: Optional[str]) -> Table:
     by_lane, walls = scheduler.arrange(project, [c for c in cells if c.runnable], lanes, cached_beside)
     planned = {part.key: part for lane in by_lane for part in lane}  # with the repeats that fit the budget
-    caption = scheduler.describe(by_lane, walls)
-    left = scheduler.budget_left(cells)
-    if left is not None:
-        caption += (f"; a budget of {estimate.format_wall(left)} from the command's start: every cell's first repeat, "
-                    "then later ones as they fit, and the run stops at its end (the cases not run recorded as cut "
-                    "short; --resume runs them and the repeats left out)")
-    t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""), caption=caption)
+    t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
+              caption=scheduler.describe(by_lane, walls))
     for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
                 "expected", "reason"):
         t.add_column(col, overflow="fold")
