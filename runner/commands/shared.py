@@ -19,9 +19,9 @@ err = Console(stderr=True)
 BACKEND_HELP = ("docker, local (a venv from the image spec), auto (docker when an engine answers) or python[:PATH] (an "
                 "environment you already have, e.g. python:/opt/venv/bin/python; nothing is installed into it)")
 ENV_HELP = "python[:PATH] backend: pass this variable to the worker too (beyond the documented list); repeatable"
-BUDGET_HELP = ("the run's time in seconds from the command's start: a matrix runs the repeats expected to fit, every "
-               "cell's first before any second, and the run stops at the end, recording the cases not run as cut "
-               "short (--resume runs them and the repeats left out); 0: none  [default: 1800 with --quick, else none]")
+BUDGET_HELP = ("the run's time in seconds from the command's start: the repeats expected to fit it run, every cell's "
+               "first before any second, and the run stops at its end, recording the cases not run as cut short "
+               "(--resume runs them and the repeats left out); 0: none  [default: 1800 with --quick, else none]")
 
 
 def budget_option() -> Any:
