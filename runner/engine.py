@@ -161,6 +161,10 @@ def run_cell(scheduler: Scheduler, state: CellState, part: Cell, rundir: RunDir,
             state.files.append(name)
     with scheduler.cell(part) as repeats:
         for begun, (repeat, out) in enumerate(repeats):
+            if not scheduler.room_for(part, begun, repeat):  # its cell says which repeats were not run
+                scheduler.log(f"{cell.label}: repeat {repeat} and after left out: the run's budget is for the first "
+                              "repeats still to come")
+                break
             with display(repeat, begun) as d:
                 # closing(): on a signal the harness is stopped at once and records its case as interrupted.
                 with closing(repeats.events(repeat, out, d.log)) as events:

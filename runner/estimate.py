@@ -54,7 +54,17 @@ SUMMARY_VERSION = 9  # 6: a standby worker's start-up ends when its cases are co
 class Expected:
     seconds: float
     source: str  # "this host", "reference" (scaled by the calibration) or "default"
-    cut: bool = False  # the run's budget is expected to end it early (runner.scheduler.within_budget)
+    # Where the run's budget is expected to end it early (runner.scheduler.within_budget): its wall without the cut
+    whole_s: Optional[float] = None
+
+    @property
+    def cut(self) -> bool:
+        return self.whole_s is not None
+
+    @property
+    def whole(self) -> "Expected":
+        """The repeat's expected wall as if no budget cut it."""
+        return self if self.whole_s is None else Expected(self.whole_s, self.source)
 
 
 # How far this run's pace may move what is left of it: a repeat or two that ran far off their expectation (a cell

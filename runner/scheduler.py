@@ -147,7 +147,7 @@ def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) 
         for wall in repeats:
             seconds = min(wall.seconds, left)
             left -= seconds
-            capped[key].append(replace(wall, seconds=seconds, cut=seconds < wall.seconds))
+            capped[key].append(replace(wall, seconds=seconds, whole_s=wall.seconds if seconds < wall.seconds else None))
     return capped
 
 
@@ -256,6 +256,23 @@ class Scheduler:
         others = [self.pace.seconds(e for c in cells for e in self.expected.get(c.part_key, [])) - elapsed
                   for i, cells in enumerate(self.lanes) if i != lane]
         return estimate.Left(max([own, *others]), self.pace.overall())
+
+    def room_for(self, part: Cell, begun: int, repeat: int) -> bool:
+        """Whether `part`'s repeat `repeat` (the `begun`th it runs in this run) is still to start under the run's
+        budget. The plan gave every cell's first repeat its time before any later one (runner.lanes.fit); where the
+        run goes slower than expected, a later repeat is left out (its cell says so) once what it is expected to
+        take, at the run's pace so far, would leave the first repeats still to come in its lane less time than they
+        are expected to need. (A whole make matrix with an hour's budget on a slow day, 2026-11-29: JAX eager's
+        second repeat ran into the budget's end and JAX compiled's first never started.)"""
+        if part.stop_at is None or repeat == 1:
+            return True
+        lane = self.lanes[self.lane_of(part)]
+        keys = [c.part_key for c in lane]
+        after = lane[keys.index(part.part_key) + 1:] if part.part_key in keys else []
+        firsts = [self.expected[c.part_key][0].whole for c in after if not c.later_part and self.expected.get(
+            c.part_key) and [r for r, _ in pending(self.rundir, c)][:1] == [1]]
+        own = [e.whole for e in self.expected.get(part.part_key, [])[begun:begun + 1]]
+        return not firsts or self.pace.seconds(own + firsts) <= part.stop_at - time.time()
 
     def repeat_ended(self, cell: Cell, begun: int, wall_s: float) -> None:
         """`cell`'s repeat after its `begun` first ones in this run ended, after `wall_s` (its environment's build

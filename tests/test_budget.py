@@ -135,3 +135,40 @@ def test_a_run_past_its_budget_keeps_what_it_measured_names_the_repeats_left_out
         latest = {c["case_id"]: c for c in contents.cases}  # a resumed file appends the cases it measured
         assert latest and all(c["outcome"] == "passed" for c in latest.values()), repeat
         assert contents.footer is not None
+
+
+@pytest.mark.slow
+def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(venv_for, tmp_path):
+    """A run that goes slower than its plan: a cell's second repeat is left out where, at the run's pace so far, it
+    would leave the next cell's first repeat less time than that one needs (Scheduler.room_for). A case that sleeps
+    until the per-case timeout makes torch eager's first repeat a few times its expectation."""
+    from runner import scheduler
+
+    venv_for("torch-cpu")
+    cases = tmp_path / "cases" / "torch"
+    cases.mkdir(parents=True)
+    for name in ("test_steady.py", "test_sleeps.py"):
+        (cases / name).write_text((ROOT / "tests" / "fault_cases" / "torch" / name).read_text())
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
+                  'profiles = ["current"]\nrepeats = 2\ntimeout = 60\ncompiler = ["eager", "compiled"]\n\n',
+                  (ROOT / "matrix.toml").read_text())
+    (tmp_path / "matrix.toml").write_text(text)
+    project = Project.find(tmp_path / "matrix.toml", cases.parent)
+    cells = [c for c in plan(project, Options(backend="local")) if c.runnable]
+    by_lane, walls = scheduler.arrange(project, cells, 1)
+    eager, compiled = (walls[c.key] for c in by_lane[0])
+    # The plan: both repeats of both cells fit. The eager first repeat then takes 60 s or more (the sleeping case
+    # until the timeout), so the run's pace is at least 60 s over what was expected of it (at most 4), and at that
+    # pace its second repeat and the compiled first one need more than the budget has left.
+    budget = sum(e.seconds for e in eager + compiled) + 12
+    pace = min(4.0, 60 / eager[0].seconds)
+    assert pace * (eager[1].seconds + compiled[0].seconds) > budget - 60, (eager, compiled)
+    out = tmp_path / "run"
+    proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--curated", str(cases.parent),
+                      "--backend", "local", "--lanes", "1", "--budget-s", f"{budget:.0f}", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "torch-cpu (current): repeat 2 and after left out" in proc.stdout, proc.stdout[-3000:]
+    names = sorted(p.name for p in out.glob("*.jsonl"))
+    assert "torch-cpu-current-r2.jsonl" not in names and "torch-cpu-current-compiled-r1.jsonl" in names, names
+    eager_cell = next(c for c in json.loads((out / "merged.json").read_text())["cells"] if c["compiler"] == "eager")
+    assert eager_cell["status"] == "cut_short" and "1 repeat of 2 not run" in eager_cell["reason"], eager_cell
