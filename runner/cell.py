@@ -46,7 +46,7 @@ class Cell:
     case_budget_s: Optional[float] = None  # a quick pass's limit a case (protocol.Config)
     # (first, last): the repeats of this cell one lane runs, the others running in another (runner.lanes); None: all
     part: Optional[tuple[int, int]] = None
-    # The repeats the run's time budget leaves room for (1..fits, runner.lanes.fit); None: all `repeats`
+    # The repeats the run's time budget leaves room for (1..fits, runner.budget.fit); None: all `repeats`
     fits: Optional[int] = None
 
     @property

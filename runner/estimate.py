@@ -54,7 +54,7 @@ SUMMARY_VERSION = 9  # 6: a standby worker's start-up ends when its cases are co
 class Expected:
     seconds: float
     source: str  # "this host", "reference" (scaled by the calibration) or "default"
-    # Where the run's budget is expected to end it early (runner.scheduler.within_budget): its wall without the cut
+    # Where the run's budget is expected to end it early (runner.budget.within_budget): its wall without the cut
     whole_s: Optional[float] = None
 
     @property

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Callable, Collection, Dict, List, Optional, Tuple
+from typing import Callable, Collection, Dict, List, Optional
 
 from runner.cell import Cell
 from runner.estimate import Expected
@@ -116,43 +116,6 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
         if trial_end < end:
             beside, by_lane, walls, end = [*beside, key], trial, trial_walls, trial_end
     return by_lane, walls
-
-
-Arrangement = Tuple[List[List[Cell]], Walls]
-
-
-def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell]], Arrangement]) -> Arrangement:
-    """The repeats of a run with a time budget (`runner matrix --budget-s`), breadth first: every cell's first
-    repeat (each cell's verdicts and cold start), then the cells' second ones in the run's order (the first
-    agreement of two repeats), then their third, and so on. A repeat is kept where no lane is then expected to end
-    past the budget that did not already (lane_ends, from `arrange`: the lanes of the cells as fitted so far): a
-    lane whose first repeats alone run past it (torch-xla-cpu's, on two cores) is cut at the budget's end anyway,
-    and leaves the other lanes their room. A first repeat is never left out: the budget's end cuts it short, its
-    unmeasured cases recorded as such. Cells whose every repeat fits are returned unchanged."""
-    fits = {c.key: 1 for c in cells}
-
-    def fitted() -> list[Cell]:
-        return [c if fits[c.key] >= c.repeats else replace(c, fits=fits[c.key]) for c in cells]
-
-    best = arrange(fitted())
-    for repeat in range(2, max((c.repeats for c in cells), default=1) + 1):
-        for cell in (c for c in cells if c.repeats >= repeat):
-            fits[cell.key] = repeat
-            trial, ends = arrange(fitted()), lane_ends(*best)
-            if all(end <= max(budget_s, before) for end, before in zip(lane_ends(*trial), ends)):
-                best = trial
-            else:
-                fits[cell.key] = repeat - 1
-    return best
-
-
-def left_out(cell: Cell) -> str:
-    """" (repeats 2-3 do not fit the budget)" for a cell the budget cuts to fewer repeats (fit), else ""."""
-    if cell.planned >= cell.repeats:
-        return ""
-    first, last = cell.planned + 1, cell.repeats
-    return f" (repeat{'s' * (last > first)} {first}{f'-{last}' * (last > first)} do{'es' * (last == first)} not " \
-           "fit the budget)"
 
 
 def lane_ends(lanes: list[list[Cell]], walls: Walls) -> list[float]:

@@ -138,7 +138,7 @@ class RunDir:
     def ended(self, state: CellState) -> tuple[str, Optional[str]]:
         """The status and reason of a cell whose repeats ran to their end: done, or cut_short where the run's time
         limits left cases without a result (the footers count them) or its budget left no room for some of its
-        repeats (runner.lanes.fit: their files were never written)."""
+        repeats (runner.budget.fit: their files were never written)."""
         ran = [name for name in state.files if (self.path / name).exists()]
         cut = sum((store.read(str(self.path / name)).footer or {}).get("cut_short") or 0 for name in ran)
         missing = len(state.files) - len(ran)

@@ -23,7 +23,7 @@ import shutil
 import threading
 import time
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -32,7 +32,8 @@ from portability_harness.protocol import Config, Event, Finished, Plan
 from runner import backends, estimate, harness_dist
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
-from runner.lanes import Arrangement, Walls, assign, available_cpus, balance, fit, lane_ends, movable, split
+from runner.budget import Arrangement, budget_left, fit, within_budget
+from runner.lanes import Walls, assign, available_cpus, balance, lane_ends, movable, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -84,7 +85,7 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
     ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
     other; JAX's, whose first repeat ends last, would only make lane 1 the longer.) With a time budget (the cells'
-    stop_at), the repeats that fit it (runner.lanes.fit: every cell's first, then the second ones, ...), the
+    stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then the second ones, ...), the
     cells of the others carrying `fits`."""
     known = sources(project)
 
@@ -101,12 +102,6 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     left = budget_left(cells)
     by_lane, _ = lanes_of(cells) if left is None else fit(cells, left, lanes_of)
     return by_lane, expected(project, by_lane, rundir, known)
-
-
-def budget_left(cells: list[Cell]) -> Optional[float]:
-    """The seconds left of the run's time budget (the cells' stop_at: `--budget-s`), or None without one."""
-    ends = [c.stop_at for c in cells if c.stop_at is not None]
-    return max(0.0, min(ends) - time.time()) if ends else None
 
 
 def describe(lanes: list[list[Cell]], walls: dict[str, list[estimate.Expected]]) -> str:
@@ -132,23 +127,6 @@ def of_cell(walls: dict[str, list[estimate.Expected]], cell: Cell) -> list[estim
 
 def total(walls: dict[str, list[estimate.Expected]], cell: Cell) -> float:
     return sum(e.seconds for e in of_cell(walls, cell))
-
-
-def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
-    """A run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the time
-    left then, the ones after to nothing, as the harness cuts their cases short."""
-    ends = [c.stop_at for c in cells if c.part_key in walls and c.stop_at is not None]
-    if not ends:
-        return walls
-    left = max(0.0, min(ends) - time.time())
-    capped: dict[str, list[estimate.Expected]] = {}
-    for key, repeats in walls.items():  # in the run's order
-        capped[key] = []
-        for wall in repeats:
-            seconds = min(wall.seconds, left)
-            left -= seconds
-            capped[key].append(replace(wall, seconds=seconds, whole_s=wall.seconds if seconds < wall.seconds else None))
-    return capped
 
 
 def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
@@ -259,7 +237,7 @@ class Scheduler:
 
     def room_for(self, part: Cell, begun: int, repeat: int) -> bool:
         """Whether `part`'s repeat `repeat` (the `begun`th it runs in this run) is still to start under the run's
-        budget. The plan gave every cell's first repeat its time before any later one (runner.lanes.fit); where the
+        budget. The plan gave every cell's first repeat its time before any later one (runner.budget.fit); where the
         run goes slower than expected, a later repeat is left out (its cell says so) once what it is expected to
         take, at the run's pace so far, would leave the first repeats still to come in its lane less time than they
         are expected to need. (A whole make matrix with an hour's budget on a slow day, 2026-11-29: JAX eager's

@@ -1,5 +1,5 @@
 """A run's time budget (`runner matrix --budget-s S`, `make matrix BUDGET_S=S`): the repeats that fit it, breadth
-first (runner.lanes.fit: every cell's first repeat, then the second ones, ...), the dry run saying which do not, and a
+first (runner.budget.fit: every cell's first repeat, then the second ones, ...), the dry run saying which do not, and a
 run that stops at its end with every case so far kept, the rest recorded as cut short, the repeats left out named in
 the cell's reason; --resume runs them."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, runner_cli
 
 from portability_harness.records import store
-from runner import lanes, matrix
+from runner import budget, lanes, matrix
 from runner.estimate import Expected
 from runner.plan import Options, plan
 from runner.project import Project
@@ -45,7 +45,7 @@ def _planned(by_lane) -> dict[str, int]:
 
 def test_a_budget_keeps_every_first_repeat_then_adds_the_later_ones_that_fit():
     eager = _cells(("eager",))
-    by_lane, _ = lanes.fit(eager, 8 * 60, _arrange)
+    by_lane, _ = budget.fit(eager, 8 * 60, _arrange)
     # Lane 0's first repeats take 7.2 min: torch's second repeat (0.4) fits in what is left, TensorFlow's (1.2) and
     # JAX's (2.6) do not, and torch's third does (8.0 min). Lane 1 runs past the budget with torch-xla-cpu's first
     # repeat alone (30.8 min), which the budget's end cuts short: that leaves lane 0 its room.
@@ -53,11 +53,11 @@ def test_a_budget_keeps_every_first_repeat_then_adds_the_later_ones_that_fit():
                                  "jax-xla-cpu/eager": 1, "torch-xla-cpu/eager": 1}
     ends = lanes.lane_ends(by_lane, _walls_of(by_lane))
     assert ends[0] == 480 and ends[1] > 480
-    assert [lanes.left_out(c) for c in by_lane[0]] == ["", " (repeats 2-3 do not fit the budget)",
+    assert [budget.left_out(c) for c in by_lane[0]] == ["", " (repeats 2-3 do not fit the budget)",
                                                        " (repeats 2-3 do not fit the budget)"]
     # Breadth first: with 9.8 min, every second repeat fits (7.2 + 0.4 + 1.2 ... = 11.4 would not); the third ones
     # come only after every second one.
-    by_lane, _ = lanes.fit(eager, 9.8 * 60, _arrange)
+    by_lane, _ = budget.fit(eager, 9.8 * 60, _arrange)
     assert {k: v for k, v in _planned(by_lane).items() if "xla" not in k} == {
         "torch-cpu/eager": 3, "tf-cpu/eager": 2, "jax-cpu/eager": 1}
 
@@ -65,22 +65,22 @@ def test_a_budget_keeps_every_first_repeat_then_adds_the_later_ones_that_fit():
 def test_no_lane_that_fits_ends_past_the_budget_and_no_further_repeat_would_fit():
     cells = _cells(("eager", "compiled"))
     for minutes in (10, 30, 45, 60):
-        budget = minutes * 60
-        by_lane, _ = lanes.fit(cells, budget, _arrange)
-        firsts = lanes.fit(cells, 0, _arrange)[0]  # no room: the first repeats alone
+        budget_s = minutes * 60
+        by_lane, _ = budget.fit(cells, budget_s, _arrange)
+        firsts = budget.fit(cells, 0, _arrange)[0]  # no room: the first repeats alone
         assert all(c.planned == 1 for lane in firsts for c in lane)
         before = lanes.lane_ends(firsts, _walls_of(firsts))
         ends = lanes.lane_ends(by_lane, _walls_of(by_lane))
-        assert all(end <= max(budget, first) for end, first in zip(ends, before)), (minutes, ends, before)
+        assert all(end <= max(budget_s, first) for end, first in zip(ends, before)), (minutes, ends, before)
         planned = {c.key: c.planned for lane in by_lane for c in lane}
         assert all(planned[c.key] >= 1 for c in cells)
         for cell in (c for c in cells if planned[c.key] < c.repeats):  # one more repeat of any cell: past it
             more = [replace(c, fits=planned[c.key] + (c.key == cell.key)) for c in cells]
             trial = _arrange(more)
-            assert any(end > max(budget, first) for end, first in zip(lanes.lane_ends(*trial), before)), (
+            assert any(end > max(budget_s, first) for end, first in zip(lanes.lane_ends(*trial), before)), (
                 minutes, cell.key)
     # A budget with room for everything changes nothing: the arrangement of a run without one.
-    assert lanes.fit(cells, 10 * 3600, _arrange)[0] == _arrange(cells)[0]
+    assert budget.fit(cells, 10 * 3600, _arrange)[0] == _arrange(cells)[0]
 
 
 def _dry_run(*args: str) -> dict[str, str]:
@@ -160,12 +160,12 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
     # The plan: both repeats of both cells fit. The eager first repeat then takes 60 s or more (the sleeping case
     # until the timeout), so the run's pace is at least 60 s over what was expected of it (at most 4), and at that
     # pace its second repeat and the compiled first one need more than the budget has left.
-    budget = sum(e.seconds for e in eager + compiled) + 12
+    budget_s = sum(e.seconds for e in eager + compiled) + 12
     pace = min(4.0, 60 / eager[0].seconds)
-    assert pace * (eager[1].seconds + compiled[0].seconds) > budget - 60, (eager, compiled)
+    assert pace * (eager[1].seconds + compiled[0].seconds) > budget_s - 60, (eager, compiled)
     out = tmp_path / "run"
     proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--curated", str(cases.parent),
-                      "--backend", "local", "--lanes", "1", "--budget-s", f"{budget:.0f}", "--out", str(out))
+                      "--backend", "local", "--lanes", "1", "--budget-s", f"{budget_s:.0f}", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "torch-cpu (current): repeat 2 and after left out" in proc.stdout, proc.stdout[-3000:]
     names = sorted(p.name for p in out.glob("*.jsonl"))

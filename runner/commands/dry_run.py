@@ -1,5 +1,5 @@
 """`runner matrix --dry-run`: the cells a run would run, where (backend, lane), how many repeats (fewer where its
-time budget leaves no room: runner.lanes.fit) and what each is expected to take, and why any cannot run."""
+time budget leaves no room: runner.budget.fit) and what each is expected to take, and why any cannot run."""
 from __future__ import annotations
 
 from typing import Optional
@@ -7,7 +7,7 @@ from typing import Optional
 from portability_harness import compat
 from rich.table import Table
 
-from runner import backends, estimate, scheduler
+from runner import backends, budget, estimate, scheduler
 from runner import lanes as lanes_
 from runner.cell import Cell
 from runner.project import Project
@@ -38,7 +38,7 @@ def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside
         fitted = planned.get(c.key, c)
         repeats = str(c.repeats) if fitted.planned == c.repeats or will != "run" else f"{fitted.planned} of {c.repeats}"
         cut = will == "run" and any(e.cut for e in scheduler.of_cell(walls, c))
-        will += lanes_.where(c, by_lane) + lanes_.left_out(fitted) if will == "run" else ""
+        will += lanes_.where(c, by_lane) + budget.left_out(fitted) if will == "run" else ""
         will += " (cut short at the budget's end)" if cut else ""
         t.add_row(c.name, c.profile.name, c.device, c.compiler, where, repeats, will, estimate.format_wall(expected),
                   reason)

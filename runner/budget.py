@@ -1,0 +1,77 @@
+"""A run's time budget (`--budget-s`, `make matrix BUDGET_S=S`, a --quick run's 1800 s): which repeats fit it
+before the run starts (fit: every cell's first repeat, then the second ones, ...), and what the repeats the budget's
+end will cut are expected to take (within_budget). Once the run is under way, runner.scheduler (Scheduler.room_for)
+leaves out a later repeat that would leave the first ones still to come too little time, and the harness stops at
+the budget's end (Config.stop_at), recording the cases not run as cut short.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Callable, List, Optional, Tuple
+
+from runner import estimate
+from runner.cell import Cell
+from runner.lanes import Walls, lane_ends
+
+
+Arrangement = Tuple[List[List[Cell]], Walls]  # the cells of each lane and what each repeat is expected to take
+
+
+def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell]], Arrangement]) -> Arrangement:
+    """The repeats of a run with a time budget (`runner matrix --budget-s`), breadth first: every cell's first
+    repeat (each cell's verdicts and cold start), then the cells' second ones in the run's order (the first
+    agreement of two repeats), then their third, and so on. A repeat is kept where no lane is then expected to end
+    past the budget that did not already (lane_ends, from `arrange`: the lanes of the cells as fitted so far): a
+    lane whose first repeats alone run past it (torch-xla-cpu's, on two cores) is cut at the budget's end anyway,
+    and leaves the other lanes their room. A first repeat is never left out: the budget's end cuts it short, its
+    unmeasured cases recorded as such. Cells whose every repeat fits are returned unchanged."""
+    fits = {c.key: 1 for c in cells}
+
+    def fitted() -> list[Cell]:
+        return [c if fits[c.key] >= c.repeats else replace(c, fits=fits[c.key]) for c in cells]
+
+    best = arrange(fitted())
+    for repeat in range(2, max((c.repeats for c in cells), default=1) + 1):
+        for cell in (c for c in cells if c.repeats >= repeat):
+            fits[cell.key] = repeat
+            trial, ends = arrange(fitted()), lane_ends(*best)
+            if all(end <= max(budget_s, before) for end, before in zip(lane_ends(*trial), ends)):
+                best = trial
+            else:
+                fits[cell.key] = repeat - 1
+    return best
+
+
+def left_out(cell: Cell) -> str:
+    """" (repeats 2-3 do not fit the budget)" for a cell the budget cuts to fewer repeats (fit), else ""."""
+    if cell.planned >= cell.repeats:
+        return ""
+    first, last = cell.planned + 1, cell.repeats
+    return f" (repeat{'s' * (last > first)} {first}{f'-{last}' * (last > first)} do{'es' * (last == first)} not " \
+           "fit the budget)"
+
+
+def budget_left(cells: list[Cell]) -> Optional[float]:
+    """The seconds left of the run's time budget (the cells' stop_at: `--budget-s`), or None without one."""
+    ends = [c.stop_at for c in cells if c.stop_at is not None]
+    return max(0.0, min(ends) - time.time()) if ends else None
+
+
+def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
+    """A run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the time
+    left then, the ones after to nothing, as the harness cuts their cases short."""
+    ends = [c.stop_at for c in cells if c.part_key in walls and c.stop_at is not None]
+    if not ends:
+        return walls
+    left = max(0.0, min(ends) - time.time())
+    capped: dict[str, list[estimate.Expected]] = {}
+    for key, repeats in walls.items():  # in the run's order
+        capped[key] = []
+        for wall in repeats:
+            seconds = min(wall.seconds, left)
+            left -= seconds
+            capped[key].append(replace(wall, seconds=seconds, whole_s=wall.seconds if seconds < wall.seconds else None))
+    return capped
+
+
