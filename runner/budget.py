@@ -32,12 +32,14 @@ def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell]], Arra
         return [c if fits[c.key] >= c.repeats else replace(c, fits=fits[c.key]) for c in cells]
 
     best = arrange(fitted())
+    ends = lane_ends(*best)
     for repeat in range(2, max((c.repeats for c in cells), default=1) + 1):
         for cell in (c for c in cells if c.repeats >= repeat):
             fits[cell.key] = repeat
-            trial, ends = arrange(fitted()), lane_ends(*best)
-            if all(end <= max(budget_s, before) for end, before in zip(lane_ends(*trial), ends)):
-                best = trial
+            trial = arrange(fitted())
+            trial_ends = lane_ends(*trial)
+            if all(end <= max(budget_s, before) for end, before in zip(trial_ends, ends)):
+                best, ends = trial, trial_ends
             else:
                 fits[cell.key] = repeat - 1
     return best
@@ -61,10 +63,9 @@ def budget_left(cells: list[Cell]) -> Optional[float]:
 def within_budget(cells: list[Cell], walls: dict[str, list[estimate.Expected]]) -> dict[str, list[estimate.Expected]]:
     """A run's budget (the cells' shared stop_at) ends the run: the repeats expected past it are cut to the time
     left then, the ones after to nothing, as the harness cuts their cases short."""
-    ends = [c.stop_at for c in cells if c.part_key in walls and c.stop_at is not None]
-    if not ends:
+    left = budget_left([c for c in cells if c.part_key in walls])
+    if left is None:
         return walls
-    left = max(0.0, min(ends) - time.time())
     capped: dict[str, list[estimate.Expected]] = {}
     for key, repeats in walls.items():  # in the run's order
         capped[key] = []

@@ -142,8 +142,8 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match, cut_a: Collection = (),
-                     cut_b: Collection = ()) -> pd.DataFrame:
+def _verdict_changes(va: pd.DataFrame, vb: pd.DataFrame, m: Match, cut_a: Collection,
+                     cut_b: Collection) -> pd.DataFrame:
     """Functions whose verdict changed, forward (the study's) or backward (training, records.verdicts): a function
     that still infers but no longer trains is a change a reader must see. Cases a time budget cut short in one run
     (`cut_a`, `cut_b`: Results.cut_short) have no verdict there: shown as "cut short", never as a change."""
