@@ -45,7 +45,7 @@ def main() -> int:
               f"{'calibration':>11s}  source")
         for name, summary in repeats:
             calibration = args.calibration_us * 1e-6 if args.calibration_us else summary["calibration_s"]
-            want = dict(summary["key"], standby=True)
+            want = dict(summary["key"], standby=True, timeout_s=summary["timeout_s"])
             functions = sorted(summary["functions"]) or None
             got = history.expect(want, functions, calibration)
             cases_s = summary["wall_s"] - summary["fixed_s"]

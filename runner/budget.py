@@ -18,11 +18,13 @@ from runner.lanes import Walls, lane_ends
 Arrangement = Tuple[List[List[Cell]], Walls]  # the cells of each lane and what each repeat is expected to take
 
 
-def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell]], Arrangement]) -> Arrangement:
+def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell], Optional[float]], Arrangement]
+        ) -> Arrangement:
     """The repeats of a run with a time budget (`runner matrix --budget-s`), breadth first: every cell's first
     repeat (each cell's verdicts and cold start), then the cells' second ones in the run's order (the first
     agreement of two repeats), then their third, and so on. A repeat is kept where no lane is then expected to end
-    past the budget that did not already (lane_ends, from `arrange`: the lanes of the cells as fitted so far): a
+    past the budget that did not already (lane_ends, from `arrange`: the lanes of the cells as fitted so far, within
+    the budget): a
     lane whose first repeats alone run past it (torch-xla-cpu's, on two cores) is cut at the budget's end anyway,
     and leaves the other lanes their room. A first repeat is never left out: the budget's end cuts it short, its
     unmeasured cases recorded as such. Cells whose every repeat fits are returned unchanged."""
@@ -31,12 +33,12 @@ def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell]], Arra
     def fitted() -> list[Cell]:
         return [c if fits[c.key] >= c.repeats else replace(c, fits=fits[c.key]) for c in cells]
 
-    best = arrange(fitted())
+    best = arrange(fitted(), budget_s)
     ends = lane_ends(*best)
     for repeat in range(2, max((c.repeats for c in cells), default=1) + 1):
         for cell in (c for c in cells if c.repeats >= repeat):
             fits[cell.key] = repeat
-            trial = arrange(fitted())
+            trial = arrange(fitted(), budget_s)
             trial_ends = lane_ends(*trial)
             if all(end <= max(budget_s, before) for end, before in zip(trial_ends, ends)):
                 best, ends = trial, trial_ends

@@ -18,14 +18,12 @@ that has none of the runner's host dependencies.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import json
 import os
 import socket
 import statistics
 import tarfile
 import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -45,9 +43,12 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 9  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
+SUMMARY_VERSION = 10  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
 # case's waits for its CPU (cpu_wait_s) out of its time, 9 counts them again: where they recur (a lane beside the host's
-# own processes), the next run waits too
+# own processes), the next run waits too; 10: `long`
+# A case that took longer than this is kept by itself (`long`): a cell whose per-case timeout is shorter than the run's
+# that recorded it (the TPU model's cells, matrix.toml) is expected to stop it at its own timeout.
+LONG_CASE_S = 30.0
 
 
 @dataclass
@@ -123,6 +124,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     functions: Dict[str, float] = {}
     ran: Dict[str, int] = {}
     cut: Dict[str, int] = {}  # cases a budget cut short: no time, so their function's time is scaled up below
+    long: Dict[str, List[float]] = {}  # per function, its cases over LONG_CASE_S
     calibrations: List[float] = []
     cases_s = 0.0
     for line in lines:
@@ -146,6 +148,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
                 took = float(header.get("timeout_s") or 0.0)
             functions[name] = functions.get(name, 0.0) + took
             cases_s += took
+            if took > LONG_CASE_S:
+                long.setdefault(name, []).append(took)
             if rec.get("calibration_s"):
                 calibrations.append(rec["calibration_s"])
     if header is None or footer is None:
@@ -174,7 +178,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     return {"key": key, "host": header.get("host"), "started_at": header.get("started_at") or "",
             "run_id": header.get("run_id"),
             "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
-            "startup_s": startup, "functions": functions, "unrun_s": unrun_s,
+            "startup_s": startup, "functions": functions, "unrun_s": unrun_s, "long": long,
+            "timeout_s": header.get("timeout_s"),
             "calibration_s": statistics.median(calibrations) if calibrations else None}
 
 
@@ -253,20 +258,23 @@ class History:
             if callable(calibration_s):
                 calibration_s = calibration_s()
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
-                           functions={n: t * f for n, t in s["functions"].items()})
+                           functions={n: t * f for n, t in s["functions"].items()},
+                           long={n: [t * f for t in ts] for n, ts in s["long"].items()})
                       for s in found for f in [_scale(s, calibration_s)]]
             return Expected(_median_prediction(scaled, functions, want), "reference")
         return Expected(default(want, functions), "default")
 
 
 def setup(image: str, profile: str, framework: str, device: str, compiler: str, mode: str, quick: bool, task: str,
-          later: bool, standby: bool = False) -> Dict[str, Any]:
+          later: bool, standby: bool = False, timeout_s: Optional[float] = None) -> Dict[str, Any]:
     """The facts (HOST_KEY) of a repeat to expect; `later`: not its cell's first in the run, so that its first calls
     may be served by the caches the first one filled, where a cache serves the cell (compile_caches.served);
-    `standby`: its worker starts up while the repeat before it runs, out of its wall."""
+    `standby`: its worker starts up while the repeat before it runs, out of its wall; `timeout_s`: its per-case
+    timeout, where a case an earlier run took longer over is stopped."""
     cfg = Config(framework=framework, device=device, out="", curated_root="", mode=mode, compiler=compiler, task=task)
     return {"image": image, "profile": profile, "framework": framework, "device": device, "compiler": compiler,
-            "mode": mode, "quick": quick, "task": task, "cached": later and served(cfg), "standby": standby}
+            "mode": mode, "quick": quick, "task": task, "cached": later and served(cfg), "standby": standby,
+            "timeout_s": timeout_s}
 
 
 def default(want: Dict[str, Any], functions: Optional[List[str]]) -> float:
@@ -291,7 +299,7 @@ def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str
     # What each function took in any of the files (repeats of the setup, or parts that split its functions)
     pooled: Dict[str, List[float]] = {}
     for s in found:
-        for name, took in s["functions"].items():
+        for name, took in _within_timeout(s, want.get("timeout_s")).items():
             pooled.setdefault(name, []).append(took)
     others = {name: statistics.median(took) for name, took in pooled.items()}
     return statistics.median(_prediction(s, functions, want, others) for s in found)
@@ -305,10 +313,19 @@ def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[st
     startup = 0.0 if want.get("standby") else s["startup_s"]
     if not s["functions"]:
         return s["wall_s"] + startup if functions is None else default(want, functions)
+    took = _within_timeout(s, want.get("timeout_s"))
     if functions is None:  # the whole run, its cases cut short by a budget included
-        return s["fixed_s"] + startup + sum(s["functions"].values()) + s.get("unrun_s", 0.0)
-    typical = statistics.median(s["functions"].values())
-    return s["fixed_s"] + startup + sum(s["functions"].get(f, others.get(f, typical)) for f in functions)
+        return s["fixed_s"] + startup + sum(took.values()) + s.get("unrun_s", 0.0)
+    typical = statistics.median(took.values())
+    return s["fixed_s"] + startup + sum(took.get(f, others.get(f, typical)) for f in functions)
+
+
+def _within_timeout(s: Dict[str, Any], timeout_s: Optional[float]) -> Dict[str, float]:
+    """Each function's time in the repeat `s`, its cases that ran longer than `timeout_s` stopped there."""
+    if not timeout_s:
+        return s["functions"]
+    return {name: t - sum(max(0.0, took - timeout_s) for took in s["long"].get(name, ()))
+            for name, t in s["functions"].items()}
 
 
 def _within_a_day(s: Dict[str, Any], newest: Dict[str, Any]) -> bool:
@@ -340,34 +357,6 @@ def selected(names: Iterable[str], patterns: Iterable[str]) -> List[str]:
     """The curated functions `patterns` select (all where there are none), as the harness selects them."""
     patterns = list(patterns)
     return [n for n in names if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns)]
-
-
-# calibration_now's samples: spread over three seconds, since a burst can last two (docs/benchmarks.md); those within
-# CALM of the quickest few (the 5th percentile) are the host undisturbed.
-NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
-
-
-def calibration_now() -> float:
-    """This host's speed now, undisturbed: the calibration (harness timing.calibrate, as every case record times it)
-    sampled over three seconds, the median of the samples within CALM of the quickest few. On this kind of shared
-    machine the calibration comes in bursts, a quarter to half of a repeat's cases timing it 1.3-1.6 times slower; a
-    reference repeat's median over its cases says how much of that it met. A moment's burst says nothing of the run
-    to come, though: one in the first second of a run made all its expectations 1.45 times too long. A run that meets
-    more bursts than its reference did is counted at its pace as it goes (Pace)."""
-    from portability_harness.timing import calibrate
-
-    samples = []
-    for _ in range(NOW_SAMPLES):
-        samples.append(calibrate())
-        time.sleep(NOW_SPACING_S)
-    quickest = sorted(samples)[len(samples) // 20]
-    return statistics.median(s for s in samples if s <= CALM * quickest)
-
-
-def calibration_when_needed() -> Callable[[], float]:
-    """calibration_now, timed the first time it is called and kept: its three seconds are spent only where an
-    expectation comes from a reference run, not where this host's own runs give every one."""
-    return functools.lru_cache(maxsize=None)(calibration_now)
 
 
 # The issue's measure of an expectation: within this share of the wall it came true in.

@@ -77,15 +77,20 @@ def movable(cells: list[Cell], lanes: int) -> list[str]:
     return [c.key for c in cells if lanes > 1 and continued_later(c)]
 
 
-def assign(cells: list[Cell], lanes: int, beside: Collection[str] = ()) -> list[list[Cell]]:
+def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Collection[str] = ()
+           ) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
-    lanes beside lane 0 in turn, then the later repeats of the cells whose keys are in `beside` (of `movable`),
-    whose first repeat stays in lane 0 (Cell.part), each in the side lane with the fewest cells."""
+    lanes beside lane 0 in turn, but those whose keys are in `kept`, which run in lane 0 after its timing cells;
+    then the later repeats of the cells whose keys are in `beside` (of `movable`), whose first repeat stays in lane
+    0 (Cell.part), each in the side lane with the fewest cells."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
     later: list[Cell] = []
+    last: list[Cell] = []
     side = 0
     for cell in cells:
-        if lanes > 1 and verdict_cell(cell):
+        if lanes > 1 and verdict_cell(cell) and cell.key in kept:
+            last.append(cell)
+        elif lanes > 1 and verdict_cell(cell):
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
         elif lanes > 1 and cell.key in beside and continued_later(cell):
@@ -93,6 +98,7 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = ()) -> list[
             later.append(replace(cell, part=(2, cell.planned)))
         else:
             out[0].append(cell)
+    out[0] += last
     for cell in later:
         min(out[1:], key=len).append(cell)
     return out
@@ -101,20 +107,28 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = ()) -> list[
 Walls = Dict[str, List[Expected]]  # per cell part (Cell.part_key): each repeat's expected wall
 
 
-def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls]
-            ) -> tuple[list[list[Cell]], Walls]:
-    """runner.scheduler.arrange's default: the candidates' later repeats moved beside lane 0 one by one, each kept
-    where the run's expected end (the last of lane_ends, from `walls_of` the lanes) comes sooner with it."""
-    beside: list[str] = []
-    by_lane = assign(cells, lanes)
+def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls],
+            choose: bool = True, budget_s: Optional[float] = None) -> tuple[list[list[Cell]], Walls]:
+    """runner.scheduler.arrange's lanes, each move kept where the run's expected end (the last of lane_ends, from
+    `walls_of` the lanes) comes sooner with it: the candidates' later repeats moved beside lane 0 one by one (with
+    `choose` False, every candidate moved, untried); then the verdict cells, in the run's order, each kept in lane
+    0 after its timing cells. The first fill the side lane where lane 0 is the longer (the whole matrix on two
+    cores); the second fill lane 0 where a side lane is (the eager matrix: the TPU model's TensorFlow and JAX cells
+    after the timing cells, beside torch-xla-cpu's), but not past a time budget (`budget_s`): where the budget's
+    end cuts the run anyway, a verdict cell in lane 0 would be cut in its place, with lane 1's cells the same."""
+    moves: dict[str, list[str]] = {"beside": [] if choose else list(candidates), "kept": []}
+    by_lane = assign(cells, lanes, **moves)
     walls = walls_of(by_lane)
     end = max(lane_ends(by_lane, walls))
-    for key in candidates:
-        trial = assign(cells, lanes, [*beside, key])
+    tries = [("beside", key) for key in candidates if choose]
+    tries += [("kept", c.key) for c in cells if lanes > 1 and verdict_cell(c)]
+    for kind, key in tries:
+        moved = dict(moves, **{kind: [*moves[kind], key]})
+        trial = assign(cells, lanes, **moved)
         trial_walls = walls_of(trial)
         trial_end = max(lane_ends(trial, trial_walls))
-        if trial_end < end:
-            beside, by_lane, walls, end = [*beside, key], trial, trial_walls, trial_end
+        if trial_end < end and (kind == "beside" or budget_s is None or trial_end <= budget_s):
+            moves, by_lane, walls, end = moved, trial, trial_walls, trial_end
     return by_lane, walls
 
 

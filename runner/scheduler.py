@@ -29,11 +29,11 @@ from typing import Callable, Iterator, Optional
 
 from portability_harness.protocol import Config, Event, Finished, Plan
 
-from runner import backends, estimate, harness_dist
+from runner import backends, estimate, harness_dist, host_speed
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
 from runner.budget import Arrangement, budget_left, fit, within_budget
-from runner.lanes import Walls, assign, available_cpus, balance, lane_ends, movable, split
+from runner.lanes import Walls, available_cpus, balance, lane_ends, movable, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -48,7 +48,7 @@ def sources(project: Project) -> Sources:
     """Where expectations come from: this host's earlier runs and the reference runs, and this host's speed (timed
     once, where a reference run's wall is scaled by it)."""
     return (estimate.History(project.root / "results", harness_dist.cache_dir() / "estimates.json"),
-            estimate.calibration_when_needed())
+            host_speed.calibration_when_needed())
 
 
 def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir], known: Sources,
@@ -70,7 +70,8 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
             ahead = number == 0 and cell.backend != "docker"
             walls[cell.part_key] = [history.expect(estimate.setup(  # a later part (runner.lanes) starts cached
                 cell.name, cell.profile.name, cell.framework, cell.device, cell.compiler, cell.mode, cell.quick,
-                cell.task, later=i > 0 or cell.later_part, standby=ahead and begun + i > 0), names,
+                cell.task, later=i > 0 or cell.later_part, standby=ahead and begun + i > 0,
+                timeout_s=cell.timeout_s), names,
                 calibration)
                 for i in range(len(repeats))]
             begun += len(repeats)
@@ -84,7 +85,8 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     compiled CPU cells run their later repeats beside lane 0: all of them (`cached_beside` True), none (False), or
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
     ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
-    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.) With a time budget (the cells'
+    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.) Then the verdict cells, each
+    kept in lane 0 after its timing cells where that ends the run sooner (lanes.balance). With a time budget (the cells'
     stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then the second ones, ...), the
     cells of the others carrying `fits`."""
     known = sources(project)
@@ -92,12 +94,9 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     def walls_of(by_lane: list[list[Cell]]) -> Walls:  # uncapped: a budget's cut would hide what does not fit
         return expected(project, by_lane, rundir, known, capped=False)
 
-    def lanes_of(these: list[Cell]) -> Arrangement:
-        candidates = movable(these, lanes)
-        if cached_beside is None:
-            return balance(these, lanes, candidates, walls_of)
-        by_lane = assign(these, lanes, candidates if cached_beside else ())
-        return by_lane, walls_of(by_lane)
+    def lanes_of(these: list[Cell], budget_s: Optional[float] = None) -> Arrangement:
+        candidates = movable(these, lanes) if cached_beside is not False else []
+        return balance(these, lanes, candidates, walls_of, choose=cached_beside is None, budget_s=budget_s)
 
     left = budget_left(cells)
     by_lane, _ = lanes_of(cells) if left is None else fit(cells, left, lanes_of)

@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "harness")]
 from portability_harness.catalog import curated  # noqa: E402
 from portability_harness.protocol import CaseEnd, Config, Finished, Notice  # noqa: E402
 
-from runner import budget_plan, devices, estimate, harness_dist  # noqa: E402  (stdlib only, like the pieces below)
+from runner import budget_plan, devices, estimate, harness_dist, host_speed  # noqa: E402  (stdlib only, like the pieces below)
 from runner.backends import existing  # noqa: E402
 from runner.backends.base import CellIncompatible  # noqa: E402
 from runner.errors import UserError  # noqa: E402
@@ -192,7 +192,7 @@ def earlier_runs(functions: Dict[str, List[str]]) -> budget_plan.Estimate:
     (`functions`) from this host's earlier checks, else the reference runs' records scaled by this host's speed,
     else the reference runs' step walls (budget_plan.reference_walls)."""
     history = estimate.History(ROOT / "results", harness_dist.cache_dir() / "estimates.json")
-    calibration = estimate.calibration_when_needed()
+    calibration = host_speed.calibration_when_needed()
 
     def expect(framework: str, device: str, step: str) -> tuple:
         if step not in STEP_SETUP:

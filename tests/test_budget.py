@@ -35,8 +35,8 @@ def _walls_of(by_lane):
             for lane in by_lane for c in lane}
 
 
-def _arrange(cells):
-    return lanes.balance(cells, 2, lanes.movable(cells, 2), _walls_of)
+def _arrange(cells, budget_s=None):
+    return lanes.balance(cells, 2, lanes.movable(cells, 2), _walls_of, budget_s=budget_s)
 
 
 def _planned(by_lane) -> dict[str, int]:
@@ -76,7 +76,7 @@ def test_no_lane_that_fits_ends_past_the_budget_and_no_further_repeat_would_fit(
         assert all(planned[c.key] >= 1 for c in cells)
         for cell in (c for c in cells if planned[c.key] < c.repeats):  # one more repeat of any cell: past it
             more = [replace(c, fits=planned[c.key] + (c.key == cell.key)) for c in cells]
-            trial = _arrange(more)
+            trial = _arrange(more, budget_s)
             assert any(end > max(budget_s, first) for end, first in zip(lanes.lane_ends(*trial), before)), (
                 minutes, cell.key)
     # A budget with room for everything changes nothing: the arrangement of a run without one.

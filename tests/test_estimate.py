@@ -16,7 +16,7 @@ import tarfile
 import pytest
 from conftest import ROOT, runner_cli
 
-from runner import estimate
+from runner import estimate, host_speed
 from runner.archive import ARCHIVE
 
 XLA = ROOT / "results" / "reference" / "xla-cpu-2026-11-26" / ARCHIVE
@@ -64,6 +64,35 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     assert guess.source == "default" and guess.seconds == estimate.DEFAULT_FIXED_S + 2 * estimate.DEFAULT_FUNCTION_S[
         "eager"]
 
+
+
+def test_a_case_an_earlier_run_took_longer_over_is_expected_to_stop_at_the_cells_timeout(tmp_path):
+    """matrix.toml stops the TPU model's cases at 300 s; the reference runs of its cells were made with the study's
+    900 s, which torch.linalg.matrix_rank's large case ran into. A cell of the shorter timeout is expected with each
+    case that took longer stopped at its own timeout: the reference's wall less what those cases took beyond it."""
+    from runner import matrix
+    timeout_s = matrix.load(ROOT / "matrix.toml").settings("torch-xla-cpu", "torch", "xla-cpu", "current").timeout_s
+    assert timeout_s == 300.0
+    results, records = _reference(tmp_path)
+    header = next(r for r in records if r["record"] == "header")
+    cases = [r for r in records if r["record"] == "case"]
+    took = [c["duration_s"] or (header["timeout_s"] if c["category"] == "timeout" else 0.0) for c in cases]
+    beyond = sum(max(0.0, t - timeout_s) for t in took)
+    assert beyond >= header["timeout_s"] - timeout_s  # at least the case killed at the study's timeout
+    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
+    history = estimate.History(results)
+    functions = sorted({c["function"] for c in cases})
+
+    def wall(**timeout) -> float:
+        return history.expect(estimate.setup(**TORCH_XLA, later=False, **timeout), functions, calibration).seconds
+
+    assert wall(timeout_s=timeout_s) == pytest.approx(wall() - beyond)
+    assert wall(timeout_s=header["timeout_s"]) == pytest.approx(wall())  # the reference's own timeout: its wall
+    # The functions with no case that long are expected as before.
+    quick = sorted({c["function"] for c, t in zip(cases, took) if t <= 60.0} -
+                   {c["function"] for c, t in zip(cases, took) if t > 60.0})
+    assert history.expect(estimate.setup(**TORCH_XLA, later=False, timeout_s=60.0), quick, calibration) == \
+        history.expect(estimate.setup(**TORCH_XLA, later=False), quick, calibration)
 
 
 def test_a_repeat_still_running_or_killed_is_no_history_and_no_error(tmp_path):
@@ -375,15 +404,15 @@ def test_the_calibration_now_is_the_host_undisturbed_over_seconds(monkeypatch, t
     # median is the burst), a third of them the host undisturbed, within a few percent of each other
     def bursty() -> float:
         calls.append(None)
-        if len(calls) <= 1.5 / estimate.NOW_SPACING_S or len(calls) % 3 == 0:
+        if len(calls) <= 1.5 / host_speed.NOW_SPACING_S or len(calls) % 3 == 0:
             return 340e-6
         return 245e-6 if len(calls) % 3 == 1 else 255e-6
 
     monkeypatch.setattr(timing, "calibrate", bursty)
     # Timed only where a reference run is to be scaled, and once: no history at all asks nothing of it
-    lazy = estimate.calibration_when_needed()
+    lazy = host_speed.calibration_when_needed()
     assert estimate.History(tmp_path).expect(estimate.setup(**TORCH_XLA, later=False), None, lazy).source == "default"
     assert not calls
     assert lazy() == pytest.approx(250e-6, rel=0.03) and lazy() == lazy()
-    assert len(calls) * estimate.NOW_SPACING_S >= 2.5  # spread over seconds (a burst can last two), and timed once
-    assert len(calls) == estimate.NOW_SAMPLES
+    assert len(calls) * host_speed.NOW_SPACING_S >= 2.5  # spread over seconds (a burst can last two), and timed once
+    assert len(calls) == host_speed.NOW_SAMPLES

@@ -97,10 +97,41 @@ def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
     assert round(max(before) / 60, 1) == 66.1 and max(after) < max(before) and max(after) < 60 * 60, (before, after)
     everything = lanes.assign(cells, 2, lanes.movable(cells, 2))
     assert max(lanes.lane_ends(everything, walls_of(everything))) > max(after)  # JAX's too: lane 1 the longer
-    # Walls that give a move nothing (lane 1 already the longer): nothing moves.
-    assert lanes.balance(cells, 2, lanes.movable(cells, 2),
-                         lambda b: {k: [Expected(e.seconds * (9 if "xla" in k else 1), "default") for e in v]
-                                    for k, v in walls_of(b).items()})[0] == alone
+    # Walls that make lane 1 the longer by far: no cached repeat moves there, but the TPU model's TensorFlow and
+    # JAX cells are kept in lane 0, after its timing cells; torch-xla-cpu's would make lane 0 the longer, and stays.
+    slow_side = lanes.balance(cells, 2, lanes.movable(cells, 2),
+                              lambda b: {k: [Expected(e.seconds * (9 if "xla" in k else 1), "default") for e in v]
+                                         for k, v in walls_of(b).items()})[0]
+    assert [c.name for c in slow_side[1]] == ["torch-xla-cpu"] and not any(c.part for lane in slow_side for c in lane)
+    assert [c.name for c in slow_side[0]] == [c.name for c in alone[0]] + ["tf-xla-cpu", "jax-xla-cpu"]
+
+
+def test_the_eager_matrix_keeps_verdict_cells_in_lane_0_where_the_side_lane_is_the_longer():
+    """`make matrix COMPILER=eager` on two cores: lane 0's timing cells take 16 minutes, torch-xla-cpu alone 21 in
+    lane 1 (the 2026-11-28 reference's walls, torch-xla-cpu's with its 900 s case stopped at the model cells' 300 s
+    timeout). The TPU model's TensorFlow and JAX cells run in lane 0 after the timing cells, and the run ends 5
+    minutes sooner than with every verdict cell in lane 1 (22 minutes, not 27). The timing cells come first in lane 0:
+    no latency is measured beside a model cell in the same lane."""
+    from runner.estimate import Expected
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager",))) if c.runnable]
+    minutes = {"torch-cpu": [0.5, 0.4, 0.4], "tf-cpu": [1.3, 1.2, 1.2], "jax-cpu": [5.4, 2.6, 2.6],
+               "tf-xla-cpu": [1.7], "jax-xla-cpu": [4.8], "torch-xla-cpu": [20.8]}
+
+    def walls_of(by_lane):
+        return {c.part_key: [Expected(60 * minutes[c.name][r - 1], "default") for r in c.own_repeats]
+                for lane in by_lane for c in lane}
+
+    alone = lanes.assign(cells, 2)
+    by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
+    assert [[c.name for c in lane] for lane in by_lane] == [
+        ["torch-cpu", "tf-cpu", "jax-cpu", "tf-xla-cpu", "jax-xla-cpu"], ["torch-xla-cpu"]]
+    before, after = lanes.lane_ends(alone, walls_of(alone)), lanes.lane_ends(by_lane, walls_of(by_lane))
+    assert round(max(before) / 60, 1) == 27.3 and round(max(after) / 60, 1) == 22.1, (before, after)
+    # Without lanes, or kept there by name: the same cells, lane 0 in the run's order.
+    assert lanes.assign(cells, 1) == [cells]
+    jax_model = next(c for c in cells if c.name == "jax-xla-cpu")
+    assert lanes.assign(cells, 2, kept=[jax_model.key])[0][-1] == jax_model
 
 
 @pytest.mark.slow

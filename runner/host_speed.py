@@ -1,0 +1,35 @@
+"""This host's speed now: what a reference run's walls are scaled by (runner.estimate). Standard library only, as
+runner.estimate (scripts/device_check.py uses both)."""
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+from typing import Callable
+
+# calibration_now's samples: spread over three seconds, since a burst can last two (docs/benchmarks.md); those within
+# CALM of the quickest few (the 5th percentile) are the host undisturbed.
+NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
+
+
+def calibration_now() -> float:
+    """This host's speed now, undisturbed: the calibration (harness timing.calibrate, as every case record times it)
+    sampled over three seconds, the median of the samples within CALM of the quickest few. On this kind of shared
+    machine the calibration comes in bursts, a quarter to half of a repeat's cases timing it 1.3-1.6 times slower; a
+    reference repeat's median over its cases says how much of that it met. A moment's burst says nothing of the run
+    to come, though: one in the first second of a run made all its expectations 1.45 times too long. A run that meets
+    more bursts than its reference did is counted at its pace as it goes (estimate.Pace)."""
+    from portability_harness.timing import calibrate
+
+    samples = []
+    for _ in range(NOW_SAMPLES):
+        samples.append(calibrate())
+        time.sleep(NOW_SPACING_S)
+    quickest = sorted(samples)[len(samples) // 20]
+    return statistics.median(s for s in samples if s <= CALM * quickest)
+
+
+def calibration_when_needed() -> Callable[[], float]:
+    """calibration_now, timed the first time it is called and kept: its three seconds are spent only where an
+    expectation comes from a reference run, not where this host's own runs give every one."""
+    return functools.lru_cache(maxsize=None)(calibration_now)
