@@ -25,8 +25,8 @@ def fit(cells: list[Cell], budget_s: float, arrange: Callable[[list[Cell], Optio
     agreement of two repeats), then their third, and so on. A repeat is kept where no lane is then expected to end
     past the budget that did not already (lane_ends, from `arrange`: the lanes of the cells as fitted so far, given
     the budget): a lane whose first repeats alone run past it (torch-xla-cpu's, on two cores) is cut at the
-    budget's end anyway, and leaves the other lanes their room. A first repeat is never left out: the budget's end cuts it short, its
-    unmeasured cases recorded as such. Cells whose every repeat fits are returned unchanged."""
+    budget's end anyway, and leaves the other lanes their room. A first repeat is never left out: the budget's end
+    cuts it short, its unmeasured cases recorded as such. Cells whose every repeat fits are returned unchanged."""
     fits = {c.key: 1 for c in cells}
 
     def fitted() -> list[Cell]:

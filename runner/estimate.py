@@ -296,10 +296,12 @@ def _first_matching(summaries: List[Dict[str, Any]], want: Dict[str, Any], keys:
 
 
 def _median_prediction(found: List[Dict[str, Any]], functions: Optional[List[str]], want: Dict[str, Any]) -> float:
+    # Each file's functions with their cases stopped at the repeat's own timeout, once for the pool and the predictions
+    found = [dict(s, functions=_within_timeout(s, want.get("timeout_s"))) for s in found]
     # What each function took in any of the files (repeats of the setup, or parts that split its functions)
     pooled: Dict[str, List[float]] = {}
     for s in found:
-        for name, took in _within_timeout(s, want.get("timeout_s")).items():
+        for name, took in s["functions"].items():
             pooled.setdefault(name, []).append(took)
     others = {name: statistics.median(took) for name, took in pooled.items()}
     return statistics.median(_prediction(s, functions, want, others) for s in found)
@@ -313,11 +315,10 @@ def _prediction(s: Dict[str, Any], functions: Optional[List[str]], want: Dict[st
     startup = 0.0 if want.get("standby") else s["startup_s"]
     if not s["functions"]:
         return s["wall_s"] + startup if functions is None else default(want, functions)
-    took = _within_timeout(s, want.get("timeout_s"))
     if functions is None:  # the whole run, its cases cut short by a budget included
-        return s["fixed_s"] + startup + sum(took.values()) + s.get("unrun_s", 0.0)
-    typical = statistics.median(took.values())
-    return s["fixed_s"] + startup + sum(took.get(f, others.get(f, typical)) for f in functions)
+        return s["fixed_s"] + startup + sum(s["functions"].values()) + s.get("unrun_s", 0.0)
+    typical = statistics.median(s["functions"].values())
+    return s["fixed_s"] + startup + sum(s["functions"].get(f, others.get(f, typical)) for f in functions)
 
 
 def _within_timeout(s: Dict[str, Any], timeout_s: Optional[float]) -> Dict[str, float]:
