@@ -46,6 +46,7 @@ def plan(project: Project, options: Options) -> list[Cell]:
     """The cells of the given profiles (default: matrix.toml's) and images (default: the matrix's cells); for a
     matrix run, also the cells of matrix.toml's [[environment]]s (environments the user has)."""
     m = project.matrix
+    _check_counts(options)
     here = options.engine == "local"  # else the cluster's nodes have the devices and choose the backend
     backend = backends.choose(options.backend) if here else backends.check(options.backend)
     names = options.images or tuple(project.cell_images())
@@ -70,6 +71,16 @@ def plan(project: Project, options: Options) -> list[Cell]:
                     cells += _cells(project, options, spec, f"python:{env.python}", None, label=env.name,
                                     stop_at=stop_at)
     return cells
+
+
+def _check_counts(options: Options) -> None:
+    """A count the command line gave that cannot be run: one line before anything (0 repeats read as falsy would
+    otherwise fall back to matrix.toml's count, and a timeout of 0 or less would kill every case at once)."""
+    if options.repeats is not None and options.repeats < 1:
+        raise UserError(f"--repeats {options.repeats}: give 1 or more (leave it out for matrix.toml's count)")
+    if options.timeout_s is not None and options.timeout_s <= 0:
+        raise UserError(f"--timeout {options.timeout_s:g}: give a number of seconds above 0 (leave it out for "
+                        "matrix.toml's)")
 
 
 def _cells(project: Project, options: Options, spec, backend: str, profile: Optional[str],

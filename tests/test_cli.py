@@ -111,3 +111,10 @@ def test_on_a_gpu_host_the_dry_run_plans_the_cuda_cells(device_view):
 def test_unknown_compiler():
     one_line_error(run("matrix", "--compiler", "bogus", "--dry-run"), "unknown --compiler 'bogus'", "all")
     one_line_error(run("bench", "--image", "jax-cpu", "--compiler", "all"), "unknown --compiler 'all'", "compiled")
+
+
+def test_a_count_that_cannot_be_run():
+    # 0 repeats had fallen back to matrix.toml's 3 (falsy), and a timeout of 0 would have killed every case at once
+    one_line_error(run("matrix", "--repeats", "0", "--dry-run"), "--repeats 0", "give 1 or more")
+    one_line_error(run("bench", "--image", "jax-cpu", "--repeats", "-1"), "--repeats -1", "give 1 or more")
+    one_line_error(run("bench", "--image", "jax-cpu", "--timeout", "0"), "--timeout 0", "above 0")
