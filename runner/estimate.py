@@ -8,6 +8,7 @@ Where the figure comes from, best first:
 - the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
   matched on framework, device, compiler, mode and task, and scaled by this host's calibration against theirs: every case
   record carries `calibration_s`, the time of a fixed pure-Python workload just before it (harness timing.py);
+  on the CPU model the reference ran on, by the ratio's square (runner.host_speed.slower_by: the host shared);
 - else a default per function.
 A repeat of several finished ones is the median of what each predicts. Building an environment is not included.
 
@@ -32,6 +33,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Op
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
 from runner.archive import ARCHIVE, DAMAGED
+from runner.host_speed import slower_by
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -43,9 +45,9 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 10  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
+SUMMARY_VERSION = 11  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
 # case's waits for its CPU (cpu_wait_s) out of its time, 9 counts them again: where they recur (a lane beside the host's
-# own processes), the next run waits too; 10: `long`
+# own processes), the next run waits too; 10: `long`; 11: `cpu`
 # A case that took longer than this is kept by itself (`long`): a cell whose per-case timeout is shorter than the run's
 # that recorded it (the TPU model's cells, matrix.toml) is expected to stop it at its own timeout.
 LONG_CASE_S = 30.0
@@ -180,7 +182,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
             "wall_s": alone, "fixed_s": max(0.0, alone - cases_s),
             "startup_s": startup, "functions": functions, "unrun_s": unrun_s, "long": long,
             "timeout_s": header.get("timeout_s"),
-            "calibration_s": statistics.median(calibrations) if calibrations else None}
+            "calibration_s": statistics.median(calibrations) if calibrations else None,
+            "cpu": header.get("device_model") if header.get("device") in ("cpu", "xla-cpu") else None}
 
 
 class History:
@@ -260,7 +263,7 @@ class History:
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()},
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
-                      for s in found for f in [_scale(s, calibration_s)]]
+                      for s in found for f in [slower_by(calibration_s, s["calibration_s"], s.get("cpu"))]]
             return Expected(_median_prediction(scaled, functions, want), "reference")
         return Expected(default(want, functions), "default")
 
@@ -336,13 +339,6 @@ def _within_a_day(s: Dict[str, Any], newest: Dict[str, Any]) -> bool:
         return (datetime.fromisoformat(newest["started_at"]) - datetime.fromisoformat(s["started_at"])) < timedelta(1)
     except (KeyError, TypeError, ValueError):
         return False
-
-
-def _scale(s: Dict[str, Any], calibration_s: Optional[float]) -> float:
-    """How much slower this host is than the one that ran `s` (1 where either calibration is unknown)."""
-    if not calibration_s or not s.get("calibration_s"):
-        return 1.0
-    return calibration_s / s["calibration_s"]
 
 
 def _tar_members(path: Path) -> Iterator[List[bytes]]:

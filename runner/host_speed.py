@@ -5,11 +5,16 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from typing import Callable
+from typing import Callable, Optional
 
 # calibration_now's samples: spread over three seconds, since a burst can last two (docs/benchmarks.md); those within
 # CALM of the quickest few (the 5th percentile) are the host undisturbed.
 NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
+# On the CPU model a reference run was made on, a slower calibration is the host shared with other work, and the cases,
+# which touch far more memory than the loop, slow by about its square: over the reference runs of the 2-core machine,
+# each predicting the others at their own calibrations, 40 of 42 cells within 25 % squared, 27 of 42 as is
+# (docs/benchmarks.md, The goals). Against another CPU model the ratio is the two CPUs', taken as is.
+SAME_CPU_EXPONENT = 2.0
 
 
 def calibration_now() -> float:
@@ -33,3 +38,21 @@ def calibration_when_needed() -> Callable[[], float]:
     """calibration_now, timed the first time it is called and kept: its three seconds are spent only where an
     expectation comes from a reference run, not where this host's own runs give every one."""
     return functools.lru_cache(maxsize=None)(calibration_now)
+
+
+@functools.lru_cache(maxsize=None)
+def this_cpu() -> str:
+    from portability_harness.frameworks.base import cpu_model
+
+    return cpu_model()
+
+
+def slower_by(calibration_s: Optional[float], reference_calibration_s: Optional[float],
+              reference_cpu: Optional[str]) -> float:
+    """How much slower this host is, its calibration `calibration_s`, than a reference run whose cases' median
+    calibration was `reference_calibration_s` on `reference_cpu` (its CPU model, where known): their ratio, raised
+    to SAME_CPU_EXPONENT on this host's CPU model (1 where either calibration is unknown)."""
+    if not calibration_s or not reference_calibration_s:
+        return 1.0
+    ratio = calibration_s / reference_calibration_s
+    return ratio ** SAME_CPU_EXPONENT if reference_cpu and reference_cpu == this_cpu() else ratio

@@ -16,7 +16,7 @@ import tarfile
 import pytest
 from conftest import ROOT, runner_cli
 
-from runner import estimate
+from runner import estimate, host_speed
 from runner.archive import ARCHIVE
 
 XLA = ROOT / "results" / "reference" / "xla-cpu-2026-11-26" / ARCHIVE
@@ -33,7 +33,8 @@ def _reference(tmp_path):
     return tmp_path / "results", [json.loads(l) for l in lines]
 
 
-def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_path):
+def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_path, monkeypatch):
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: "another CPU")  # the ratio as is (test_host_speed: squared)
     results, records = _reference(tmp_path)
     footer = records[-1]
     cases = [r for r in records if r["record"] == "case"]
