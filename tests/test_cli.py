@@ -118,3 +118,15 @@ def test_a_count_that_cannot_be_run():
     one_line_error(run("matrix", "--repeats", "0", "--dry-run"), "--repeats 0", "give 1 or more")
     one_line_error(run("bench", "--image", "jax-cpu", "--repeats", "-1"), "--repeats -1", "give 1 or more")
     one_line_error(run("bench", "--image", "jax-cpu", "--timeout", "0"), "--timeout 0", "above 0")
+
+
+def test_a_dry_run_says_which_venvs_are_built_first(no_devices, tmp_path):
+    """On a host without the cells' venvs (an empty venv cache), each local cell that will run says its venv is
+    built first, which its expected wall leaves out."""
+    proc = subprocess.run([*RUNNER, "matrix", "--dry-run", "--backend", "local", "--compiler", "eager"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="400", RUNNER_CACHE_DIR=str(tmp_path)))
+    assert proc.returncode == 0, proc.stderr
+    runs = [line for line in proc.stdout.splitlines() if "│ run" in line]
+    assert runs and all("its venv is built first" in line for line in runs), proc.stdout
+    assert not list(tmp_path.glob("venvs/*"))  # a dry run builds nothing

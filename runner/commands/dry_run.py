@@ -34,6 +34,9 @@ def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside
             will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
         elif c.runnable and c.device == "cuda" and not address:
             will, reason = _compatibility(c, project)
+        if will == "run" and not reason and not address and c.backend == "local" and not backends.get(
+                "local", project, c.extra_env).ready(c):
+            reason = "its venv is built first, a download the expected wall does not count"
         expected = scheduler.total(walls, c) if will == "run" else None
         fitted = planned.get(c.key, c)
         repeats = str(c.repeats) if fitted.planned == c.repeats or will != "run" else f"{fitted.planned} of {c.repeats}"
