@@ -45,9 +45,7 @@ def main() -> int:
               f"{'calibration':>11s}  source")
         for name, summary in repeats:
             calibration = args.calibration_us * 1e-6 if args.calibration_us else summary["calibration_s"]
-            want = dict(summary["key"], standby=True, timeout_s=summary["timeout_s"])
-            functions = sorted(summary["functions"]) or None
-            got = history.expect(want, functions, calibration)
+            got = history.expect_again(summary, calibration)
             cases_s = summary["wall_s"] - summary["fixed_s"]
             print(f"{name:40s} {summary['wall_s']:8.1f} {got.seconds:9.1f} {got.seconds / summary['wall_s']:6.2f} "
                   f"{cases_s:8.1f} {summary['fixed_s']:6.1f} {calibration * 1e6:9.0f}us  {got.source}")

@@ -242,6 +242,12 @@ class History:
         except OSError:
             pass  # an estimate without its cache is only slower next time
 
+    def expect_again(self, summary: Dict[str, Any], calibration_s: Optional[float]) -> Expected:
+        """What this history expects of a repeat already made (its summary), as the runner expects a later repeat:
+        its setup and functions, its own per-case timeout, started on standby."""
+        want = dict(summary["key"], standby=True, timeout_s=summary["timeout_s"])
+        return self.expect(want, sorted(summary["functions"]) or None, calibration_s)
+
     def expect(self, want: Dict[str, Any], functions: Optional[List[str]],
                calibration_s: Union[Optional[float], Callable[[], float]]) -> Expected:
         """One repeat of the setup `want` (HOST_KEY's facts) running `functions` (the selected curated functions'

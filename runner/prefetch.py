@@ -25,7 +25,7 @@ class Prefetch:
         self.stopped = threading.Event()
         self.done = threading.Event()  # every build it was to make has ended (or it was stopped)
         self.thread = threading.Thread(target=self._run, name="prefetch", daemon=True)
-        self.to_build = any(not _ready(project, c) for c in cells)  # read before the builds start
+        self.to_build = any(not ready(project, c) for c in cells)  # read before the builds start
         self.cpu = host_cpu()  # read before any lane pins its thread
 
     def __enter__(self) -> "Prefetch":
@@ -69,7 +69,8 @@ class Prefetch:
                 continue
 
 
-def _ready(project: Project, cell: Cell) -> bool:
+def ready(project: Project, cell: Cell) -> bool:
+    """Whether the cell's environment is built (its backend's `ready`); False where the backend cannot tell."""
     try:
         return backends.get(cell.backend, project, cell.extra_env).ready(cell)
     except Exception:  # noqa: BLE001 - a backend that cannot tell: as if it builds

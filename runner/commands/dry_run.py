@@ -7,7 +7,7 @@ from typing import Optional
 from portability_harness import compat
 from rich.table import Table
 
-from runner import backends, budget, estimate, scheduler
+from runner import backends, budget, estimate, prefetch, scheduler
 from runner import lanes as lanes_
 from runner.cell import Cell
 from runner.project import Project
@@ -34,8 +34,7 @@ def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside
             will, reason = "incompatible", compat.compiler_reason(c.framework, c.profile.packages[c.framework])
         elif c.runnable and c.device == "cuda" and not address:
             will, reason = _compatibility(c, project)
-        if will == "run" and not reason and not address and c.backend == "local" and not backends.get(
-                "local", project, c.extra_env).ready(c):
+        if will == "run" and not reason and not address and c.backend == "local" and not prefetch.ready(project, c):
             reason = "its venv is built first, a download the expected wall does not count"
         expected = scheduler.total(walls, c) if will == "run" else None
         fitted = planned.get(c.key, c)
