@@ -5,11 +5,15 @@ where the same case in float64 is not; complex128 is a dtype a TPU lacks; a call
 cannot be traced and still has its primitives listed."""
 from __future__ import annotations
 
+import json
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import cases_of, config, harness
+
+from portability_harness.frameworks import xla_quick_compile
 
 pytestmark = pytest.mark.slow
 
@@ -104,8 +108,8 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def forecast(venv_for, tmp_path_factory) -> dict:
-    """Each case's `tpu` by its test name, from one run of the four modules in the model cell."""
+def model_run(venv_for, tmp_path_factory) -> Path:
+    """The records of one run of the four modules in the model cell."""
     curated = tmp_path_factory.mktemp("tpu-jax") / "curated"
     (curated / "jax").mkdir(parents=True)
     for name, text in CASES.items():
@@ -114,7 +118,20 @@ def forecast(venv_for, tmp_path_factory) -> dict:
     code, events = harness(venv_for("jax-xla-cpu"), config(out, "jax", curated=curated, device="xla-cpu",
                                                            quick=True))
     assert code == 0, events
-    return {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    return out
+
+
+@pytest.fixture(scope="module")
+def forecast(model_run) -> dict:
+    """Each case's `tpu` by its test name."""
+    return {c["case_id"].split("::")[1]: c for c in cases_of(model_run)}
+
+
+def test_the_model_cell_compiles_with_xlas_quick_compile_flags(model_run, forecast):
+    # This JAX (0.10) is of a release the flags were verified on; the header names what the worker ran with.
+    header = json.loads(model_run.read_text().splitlines()[0])
+    assert header["framework_facts"]["xla_flags"] == " ".join(xla_quick_compile.VERIFIED["jax"].flags), header
+    assert forecast["test_add"]["outcome"] == "passed"
 
 
 def test_eig_runs_on_the_cpu_and_is_forecast_to_fail_naming_the_primitive(forecast):

@@ -13,6 +13,8 @@ import textwrap
 import pytest
 from conftest import CURATED, cases_of, config, harness
 
+from portability_harness.frameworks import xla_quick_compile
+
 pytestmark = pytest.mark.slow
 
 PLACEMENT = """
@@ -22,7 +24,8 @@ from portability_harness.frameworks import adapter_for
 
 a = adapter_for("tensorflow")
 a.setup("xla-cpu", "steady")
-found = {"version": tf.__version__, "soft": tf.config.get_soft_device_placement()}
+found = {"version": tf.__version__, "soft": tf.config.get_soft_device_placement(),
+         "xla_flags": a.environment("xla-cpu", "steady").get("XLA_FLAGS")}
 with a.scope():
     x = tf.constant([1, 2])
     found["soft_placed_on"] = tf.strings.as_string(x).device  # soft placement moves it to the CPU
@@ -60,6 +63,9 @@ def test_a_string_op_fails_placement_on_the_xla_device_only_with_soft_placement_
     assert proc.returncode == 0, proc.stderr[-3000:]
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["version"].startswith({"current": "2.21", "paper2023": "2.11"}[profile])
+    # XLA's quick-compile flags from 2.21 only: 2.11's XLA aborts on the fusion emitters' flag
+    quick = " ".join(xla_quick_compile.VERIFIED["tensorflow"].flags)
+    assert found["xla_flags"] == {"current": quick, "paper2023": None}[profile]
     assert found["soft"] is True and found["soft_after"] is True  # strict inside timed() only
     assert found["soft_placed_on"].endswith("device:CPU:0")
     assert found["strict"] == "placement: no XLA_CPU kernel for AsString (int32)"

@@ -18,7 +18,10 @@ So each repeat's supervisor points these at a folder its workers (a replacement 
 - the cell's (Config.shared_caches, a folder the host names beside the results and removes when the cell ends):
   emptied by the cell's first repeat in the run (FILLED) and reused by the others (REUSED; Config.caches_filled).
 The workers' TMPDIR is in it too: TorchInductor puts its precompiled C++ headers under the temporary folder
-whatever its cache variable says (and a case's own temporary files go with the folder).
+whatever its cache variable says (and a case's own temporary files go with the folder). So is the framework's
+declared-support table, which the classifier reads at a worker's first support failure: the first worker to read it
+saves it there and a replacement loads it (reading torch's OpInfo database took 7-9 s a worker, and torch-xla-cpu
+replaces its worker about 22 times a repeat, after each sticky torch_xla error).
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import tempfile
 from typing import Dict, Optional
 
 from portability_harness import processes
-from portability_harness.protocol import Config
+from portability_harness.protocol import ENV_DECLARED, Config
 
 # The variables the frameworks read for their caches' place; each gets a subfolder of the folder.
 VARIABLES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton", "CUDA_CACHE_PATH": "cuda",
@@ -38,6 +41,7 @@ FRESH = "fresh per repeat"
 FILLED = "fresh, kept for the cell's later repeats"
 REUSED = "reused from an earlier repeat of the cell"
 PERSISTENT = ("jax", "xla")  # the subfolders of JAX's and TensorFlow's caches, kept only in a cell's folder
+DECLARED = "declared-support.json.gz"  # the declared-support table the repeat's workers share
 PREFIX = "portability-compile-caches-"  # then the supervisor's PID, so that a folder whose owner is gone is known
 
 
@@ -72,6 +76,7 @@ class Caches:
         if self.folder is None:
             self.folder = self._make()
         env = {name: os.path.join(self.folder, sub) for name, sub in VARIABLES.items()}
+        env[ENV_DECLARED] = os.path.join(self.folder, DECLARED)
         if self.shared is not None:
             env.update(_persistent(self.folder))
         return env

@@ -35,6 +35,9 @@ ENV_EVENTS_FD = "PORTABILITY_HARNESS_EVENTS_FD"
 # it is told to take over; it then moves to the worker's CPUs, which this names ("1,2,3").
 ENV_GO_FD = "PORTABILITY_HARNESS_GO_FD"
 ENV_WORKER_CPUS = "PORTABILITY_HARNESS_WORKER_CPUS"
+# Where a repeat's workers share the framework's declared-support table (compile_caches.Caches.env): the first to
+# need it reads it from the framework and saves it there, a replacement loads it.
+ENV_DECLARED = "PORTABILITY_HARNESS_DECLARED_TABLE"
 # The supervisor sends this to a worker whose case outlives the timeout; the worker's faulthandler writes every
 # thread's stack to its log then, which pytest's own faulthandler timeout did by starting and stopping a watchdog
 # thread around every case (0.2 ms a case).

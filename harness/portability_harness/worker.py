@@ -25,8 +25,8 @@ from portability_harness import compile_caches, declared, divergence, environmen
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
-from portability_harness.protocol import (ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config, Emitter, Error,
-                                          Exit, Finished)
+from portability_harness.protocol import (ENV_DECLARED, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
+                                          Emitter, Error, Exit, Finished)
 from portability_harness.worker_process import log_lines
 from portability_harness.records import schema, store
 from portability_harness.timing import Policy
@@ -179,7 +179,9 @@ class Worker:
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,
             git_commit=cfg.git_commit,
-            framework_facts=a.facts(),
+            # An xla-cpu cell's XLA_FLAGS: its quick-compile flags (frameworks/xla_quick_compile.py), or none.
+            framework_facts=dict(a.facts(), **({"xla_flags": os.environ.get("XLA_FLAGS")}
+                                               if a.device_kind == "xla-cpu" else {})),
             numerics=self.numerics,
             tpu_dtypes=cfg.tpu_dtypes if a.model else None,
             compile_caches=compile_caches.policy(cfg),
@@ -265,15 +267,39 @@ class Worker:
         return {"category": category, "category_source": "classifier"}
 
     def declared_table(self) -> Optional[Dict[str, Any]]:
-        """This framework version's own declarations, read from it at the first support failure (once)."""
+        """This framework version's own declarations, read at the first support failure: from the framework by the
+        repeat's first worker to need them, which saves them where its replacements load them (ENV_DECLARED)."""
         if self._declared is None:
-            try:
-                self._declared = declared.read(self.cfg.framework)
-            except Exception as e:  # a test database that does not import (a missing expecttest): rules alone
-                print(f"declared support could not be read ({type(e).__name__}: {e}); classifying by the message",
-                      file=sys.stderr)
-                self._declared = {}
+            shared = os.environ.get(ENV_DECLARED)
+            self._declared = _load_table(shared)
+            if self._declared is None:
+                try:
+                    self._declared = declared.read(self.cfg.framework)
+                except Exception as e:  # a test database that does not import (a missing expecttest): rules alone
+                    print(f"declared support could not be read ({type(e).__name__}: {e}); classifying by the "
+                          "message", file=sys.stderr)
+                    self._declared = {}
+                else:
+                    _save_table(self._declared, shared)
         return self._declared or None
+
+
+def _load_table(path: Optional[str]) -> Optional[Dict[str, Any]]:
+    try:
+        return declared.load(path) if path and os.path.exists(path) else None
+    except (OSError, ValueError):  # unreadable (a disk that filled): read from the framework again
+        return None
+
+
+def _save_table(table: Dict[str, Any], path: Optional[str]) -> None:
+    """Written whole, then renamed, so that a replacement never loads half a table; where it cannot be written, each
+    worker reads its own."""
+    if path:
+        part = os.path.join(os.path.dirname(path), ".part-" + os.path.basename(path))
+        try:
+            os.replace(declared.save(table, part), path)
+        except OSError:
+            pass
 
 
 def _cpus() -> Optional[List[int]]:

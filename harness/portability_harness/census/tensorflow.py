@@ -54,7 +54,7 @@ class Census:
         self.adapter = adapter
         self.device = device
         self.registry = registry
-        registry._compile_once(tf)  # XLA registers its JIT kernels (the tpu column) at the first compilation
+        registry.compile_once(tf)  # XLA registers its JIT kernels (the tpu column) at the first compilation
 
     # --- cases ------------------------------------------------------------------------------------------
 

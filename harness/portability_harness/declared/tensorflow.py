@@ -54,7 +54,7 @@ def read() -> Dict[str, Any]:
 
     from . import new_table
 
-    _compile_once(tf)
+    compile_once(tf)
     registry = defaultdict(lambda: defaultdict(list))  # op -> registry device type -> [KernelDef]
     for k in kernels.get_all_registered_kernels().kernel:
         registry[k.op][k.device_type].append(k)
@@ -91,7 +91,7 @@ def read() -> Dict[str, Any]:
     return table
 
 
-def _compile_once(tf: Any) -> None:
+def compile_once(tf: Any) -> None:
     """XLA registers its JIT kernels (XLA_CPU_JIT, XLA_GPU_JIT) on the first compilation."""
     tf.function(lambda x: x + 1, jit_compile=True)(tf.constant(1.0))
 

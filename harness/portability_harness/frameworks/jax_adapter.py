@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from . import jax_tpu
+from . import jax_tpu, xla_quick_compile
 from .base import Adapter, DeviceUnavailable, off_device
 
 # xla-cpu: the TPU model (tpu_model.py), JAX on its CPU backend primitive by primitive
@@ -33,6 +33,8 @@ class JaxAdapter(Adapter):
         # initialises, and _setup refuses a cell whose accelerator did not.
         if device in ("cuda", "tpu"):
             return {"JAX_PLATFORMS": f"{_PLATFORM[device]},cpu"}
+        if device == "xla-cpu":
+            return dict({"JAX_PLATFORMS": "cpu"}, **xla_quick_compile.environment(self.name))
         return {"JAX_PLATFORMS": _PLATFORM[device]} if device in _PLATFORM else {}
 
     def _setup(self) -> None:

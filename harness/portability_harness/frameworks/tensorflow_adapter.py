@@ -7,7 +7,7 @@ import os
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from . import tensorflow_tpu as tpu
+from . import tensorflow_tpu as tpu, xla_quick_compile
 from .base import Adapter, DeviceUnavailable, off_device
 
 # xla-cpu: the TPU model (tpu_model.py), each eager op on XLA's CPU device (TF_XLA_FLAGS=--tf_xla_enable_xla_devices)
@@ -38,9 +38,8 @@ class TensorFlowAdapter(Adapter):
 
     def environment(self, device: str, mode: str) -> Dict[str, str]:
         if device in ("cpu", "xla-cpu"):
-            flags = _quick_compile() if device == "xla-cpu" else []
-            return dict({"TF_CPP_MIN_LOG_LEVEL": "2"},
-                        **({"XLA_FLAGS": " ".join([os.environ.get("XLA_FLAGS", ""), *flags]).strip()} if flags else {}))
+            return dict({"TF_CPP_MIN_LOG_LEVEL": "2"}, **(xla_quick_compile.environment(self.name)
+                                                          if device == "xla-cpu" else {}))
         # On a device, warnings stay in the log: they say why TensorFlow sees no GPU ("Cannot dlopen some GPU
         # libraries"). A GPU newer than the build's machine code runs its PTX through the driver's JIT: a cache
         # large enough for every kernel keeps that cost to the first start.
@@ -89,9 +88,8 @@ class TensorFlowAdapter(Adapter):
     def facts(self) -> Dict[str, Any]:
         import tensorflow as tf
 
-        facts = {"soft_device_placement": tf.config.get_soft_device_placement(),
-                 "timed_soft_device_placement": not self._strict}
-        return dict(facts, xla_flags=os.environ.get("XLA_FLAGS")) if self.device_kind == "xla-cpu" else facts
+        return {"soft_device_placement": tf.config.get_soft_device_placement(),
+                "timed_soft_device_placement": not self._strict}
 
     def scope(self):
         import tensorflow as tf
@@ -169,7 +167,7 @@ class TensorFlowAdapter(Adapter):
         return [(op, dtype) for op, dtype, device in ops if not device or _TF_TYPE[self.device_kind] in device]
 
     def tpu_gaps(self, ops: List[Tuple[str, str]]) -> List[str]:
-        table = self.declared_table()  # (its reading compiles once, which registers XLA's compilation kernels)
+        table = self.declared_table()
         if self._device_ops is None:
             self._device_ops = tpu.device_ops()
         return tpu.gaps(ops, table, self._device_ops)
@@ -279,22 +277,3 @@ def _python_value(tf: Any, value: Any) -> bool:
 
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic, np.ndarray,
                                                tf.TensorShape, tf.DType))
-
-
-def _quick_compile() -> List[str]:
-    """XLA flags for quick compilation on the CPU, from TensorFlow 2.21 (verified there). The TPU model compiles each
-    op it meets, once per shape and dtype, as a TPU does; its question is which ops run, not how fast, and compiling
-    took most of its time: six SVDs took 13-16 s of CPU on 2.21, 2-3.5 s without XLA's MLIR fusion emitters and LLVM's
-    optimisations. Not before 2.21: 2.11 dies on a flag it does not know (the fusion emitters'), and there LLVM
-    without optimisations ran XLA's reduce-window loops 50 times slower (a 1000 x 1000 cumprod: 16 s, not 0.3)."""
-    from importlib import metadata
-
-    for name in ("tensorflow", "tensorflow-cpu"):
-        try:
-            version = tuple(int(x) for x in re.findall(r"\d+", metadata.version(name))[:2])
-        except metadata.PackageNotFoundError:
-            continue
-        if version >= (2, 21):
-            return ["--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0",
-                    "--xla_llvm_disable_expensive_passes=true"]
-    return []

@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from portability_harness import declared
 from portability_harness.declared import messages
-from portability_harness.declared.tensorflow import op_def_of, primary_attr
+from portability_harness.declared.tensorflow import compile_once, op_def_of, primary_attr
 
 # kTpuAllTypes, in canonical names; resource and variant are handles, which a TPU holds like any device.
 TPU_TYPES = frozenset({
@@ -162,8 +162,12 @@ def _called(node: Any) -> Iterator[str]:
 def device_ops() -> Set[str]:
     """The ops an XLA device runs with kernels of its own rather than by compiling them (variables, sends, iterators:
     TensorFlow's XLA device kernels), which a TPU registers too, for its types. A declared-support table's TPU
-    column, XLA's compilation kernels, leaves them out."""
+    column, XLA's compilation kernels, leaves them out. Those are registered at XLA's first compilation, which a
+    worker that loaded its declared-support table (worker.declared_table) has not necessarily made."""
+    import tensorflow as tf
     from tensorflow.python.framework import kernels
+
+    compile_once(tf)
 
     by_device: Dict[str, Set[str]] = {}
     for k in kernels.get_all_registered_kernels().kernel:

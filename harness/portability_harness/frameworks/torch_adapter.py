@@ -5,7 +5,7 @@ import os
 import shutil
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import torch_tpu
+from . import torch_tpu, xla_quick_compile
 from .base import Adapter, DeviceUnavailable, flatten, off_device
 
 
@@ -20,7 +20,9 @@ class TorchAdapter(Adapter):
         if device == "tpu":
             return xla_runtime(_installed("torch_xla"))
         # PJRT picks its device from this variable when torch_xla is imported.
-        return {"xla-cpu": {"PJRT_DEVICE": "CPU"}}.get(device, {})
+        if device == "xla-cpu":
+            return dict({"PJRT_DEVICE": "CPU"}, **xla_quick_compile.environment(self.name))
+        return {}
 
     @property
     def xla(self) -> bool:
