@@ -12,7 +12,8 @@ import pytest
 from scipy.stats import binomtest
 
 from portability_harness import declared
-from portability_harness.classify import Annotation, annotated, classify, exception_chain
+from portability_harness.classify import Annotation, annotated, classify, describe, exception_chain
+from portability_harness.records.schema import first_line
 
 MESSAGES = Path(__file__).resolve().parent / "data" / "study-failure-messages.jsonl"
 TABLES = Path(__file__).resolve().parents[1] / "runner" / "report" / "data" / "declared"
@@ -144,6 +145,21 @@ def test_real_numpy_tolerance_failure_is_precision():
     with pytest.raises(AssertionError) as info:
         np.testing.assert_allclose(np.float32([1.0, 2.0]), np.float32([1.0, 2.1]), rtol=1e-6)
     assert classify(exception_chain(info.value)) == "precision"
+
+
+def test_a_numpy_tolerance_failure_keeps_its_figures_in_the_record():
+    """numpy.testing's message opens with a blank line and ends with both arrays: the record's one line (first_line)
+    had kept "AssertionError:" alone, the reason for a verdict lost; it keeps the tolerance and the mismatch."""
+    with pytest.raises(AssertionError) as info:
+        np.testing.assert_allclose(np.float32([1.0, 2.0, 3.0]), np.float32([1.0, 2.1, 3.0]), rtol=1e-3, atol=1e-3)
+    line = first_line(describe(exception_chain(info.value)))
+    assert line.startswith("AssertionError: Not equal to tolerance rtol=0.001, atol=0.001; Mismatched elements: 1 / 3")
+    assert "Max absolute difference" in line and "ACTUAL" not in line and "array(" not in line
+    with pytest.raises(AssertionError) as info:
+        np.testing.assert_array_equal(np.zeros(2), np.zeros(3))
+    assert first_line(describe(exception_chain(info.value))) == \
+        "AssertionError: Arrays are not equal; (shapes (2,), (3,) mismatch)"
+    assert describe([("ValueError", "first\nsecond")]) == "ValueError: first\nsecond"  # others as raised
 
 
 def test_the_whole_chain_is_read():

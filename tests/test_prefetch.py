@@ -120,7 +120,9 @@ def test_a_lane_on_the_builds_cpu_is_told_to_wait_until_they_end(tmp_path, monke
 def test_a_side_lane_starts_once_the_environment_built_on_its_cpu_is_built(venv_for, tmp_path):
     """A machine's first run, in two lanes: torch-cpu times in lane 0, and lane 1 holds tf-xla-cpu, then
     jax-xla-cpu, whose venv (JAX's) is not built yet. The run builds it ahead on the host's CPU, which is lane 1's,
-    and lane 1 starts tf-xla-cpu only once that build (its byte-compiling included) has ended."""
+    and lane 1 starts tf-xla-cpu only once that build (its byte-compiling included) has ended. torch-cpu runs five
+    repeats so that lane 0 is the longer: with one, keeping tf-xla-cpu in lane 0 after it ends the run sooner
+    (lanes.balance), and jax-xla-cpu, alone in lane 1, is built by its own preparation, not ahead."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("two lanes need two CPUs")
     venvs = tmp_path / "venvs"
@@ -129,7 +131,7 @@ def test_a_side_lane_starts_once_the_environment_built_on_its_cpu_is_built(venv_
         built = venv_for(image).venv
         (venvs / built.name).symlink_to(built)
     text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 1\ninclude = ["tf-xla-cpu", "jax-xla-cpu"]\n\n',
+                  'profiles = ["current"]\nrepeats = 5\ninclude = ["tf-xla-cpu", "jax-xla-cpu"]\n\n',
                   (ROOT / "matrix.toml").read_text())
     (tmp_path / "matrix.toml").write_text(text)
     out = tmp_path / "run"
@@ -140,11 +142,15 @@ def test_a_side_lane_starts_once_the_environment_built_on_its_cpu_is_built(venv_
                           env=dict(os.environ, RUNNER_VENV_DIR=str(venvs), COLUMNS="200"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     said = proc.stdout + proc.stderr
+    lines = {p.name: p.read_text().splitlines() for p in out.glob("*.jsonl")}
+    torch_files = {f"torch-cpu-current-r{r}.jsonl" for r in range(1, 6)}
+    assert set(lines) == torch_files | {"tf-xla-cpu-current.jsonl", "jax-xla-cpu-current.jsonl"}
+    assert [json.loads(lines[f"{name}-current.jsonl"][0])["engine"]["lane"] for name in ("tf-xla-cpu", "jax-xla-cpu")] \
+        == [1, 1]  # the arrangement the test is about
     assert "lane 1 waits for the environments being built on its CPU" in said, said[-3000:]
     (jax,) = [p for p in venvs.iterdir() if p.name.startswith("jax-cpu-") and not p.is_symlink()]
     built_at = (jax / ".runner-bytecode").stat().st_mtime
-    footers = {p.name: json.loads(p.read_text().splitlines()[-1]) for p in out.glob("*.jsonl")}
-    assert set(footers) == {"torch-cpu-current.jsonl", "tf-xla-cpu-current.jsonl", "jax-xla-cpu-current.jsonl"}
+    footers = {name: json.loads(text[-1]) for name, text in lines.items()}
     assert footers["tf-xla-cpu-current.jsonl"]["supervisor_started_at"] >= built_at
-    # ...while lane 0 did not wait for it: its repeat began before the build ended
-    assert footers["torch-cpu-current.jsonl"]["supervisor_started_at"] < built_at
+    # ...while lane 0 did not wait for it: its first repeat began before the build ended
+    assert footers["torch-cpu-current-r1.jsonl"]["supervisor_started_at"] < built_at

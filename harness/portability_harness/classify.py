@@ -211,4 +211,18 @@ def describe(chain: Chain) -> str:
         # TensorFlow's tracing errors open with the user's frames and name the error on their last line.
         last = [l.strip() for l in message.splitlines() if l.strip()][-1]
         return last if last.startswith(f"{type_name}:") else f"{type_name}: {last}"
+    if message.startswith("\n"):
+        message = _summary(message)
     return f"{type_name}: {message}"
+
+
+# The lines of numpy.testing's messages that repeat the arrays in full, or list single mismatched elements.
+_DUMP = re.compile(r"^\s*(ACTUAL|DESIRED|x|y):|^\s*\[|^Mismatch at ind")
+
+
+def _summary(message: str) -> str:
+    """numpy.testing's assertion messages open with a blank line (a record keeps one line: schema.first_line, which
+    kept "AssertionError:" alone) and end with both arrays; their summary lines, joined: the tolerance, how many
+    elements differ and by how much."""
+    lines = [l.strip() for l in message.splitlines() if l.strip() and not _DUMP.match(l)]
+    return "; ".join(lines) if lines else message.strip()
