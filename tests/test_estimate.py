@@ -34,8 +34,9 @@ def _reference(tmp_path):
 
 
 def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_path, monkeypatch):
-    monkeypatch.setattr(host_speed, "this_cpu", lambda: "another CPU")  # the ratio as is (test_host_speed: squared)
     results, records = _reference(tmp_path)
+    header = next(r for r in records if r["record"] == "header")
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])  # the ratio squared (test_host_speed)
     footer = records[-1]
     cases = [r for r in records if r["record"] == "case"]
     wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
@@ -45,8 +46,12 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     functions = sorted({c["function"] for c in cases})
     same = history.expect(want, functions, calibration)
     assert same.source == "reference" and same.seconds == pytest.approx(wall)
-    # Twice as slow a host: twice the wall. Two functions: the fixed part and their cases alone.
-    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(2 * wall)
+    # Twice as slow a host of the reference's CPU model: four times the wall (the ratio squared), as it ran on
+    # another model. Two functions: the fixed part and their cases alone.
+    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(4 * wall)
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: "another CPU")
+    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(wall)
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])
     two = functions[:2]
     # A case killed at the timeout took the timeout (records of before 2026-11-27 say 0 s).
     timeout_s = next(r for r in records if r["record"] == "header")["timeout_s"]

@@ -41,40 +41,66 @@ def test_the_calibration_now_is_the_host_undisturbed_over_seconds(monkeypatch, t
 REFERENCE = ROOT / "results" / "reference"
 
 
-def _repeats(run: str) -> list[dict]:
-    """The finished repeats of a reference run, summarized as the estimate reads them."""
-    with tarfile.open(REFERENCE / run / ARCHIVE) as tar:
+def _repeats(run: str, folder=REFERENCE) -> list[dict]:
+    """The finished repeats of a reference run (or another kept run), summarized as the estimate reads them."""
+    with tarfile.open(folder / run / ARCHIVE) as tar:
         return [s for m in tar if m.name.endswith(".jsonl")
                 for s in [estimate.summarize(tar.extractfile(m).read().splitlines())] if s]
 
 
 def test_on_the_references_cpu_a_slower_calibration_is_expected_squared(monkeypatch, tmp_path):
     """A reference of this host's CPU model scaled by its calibration's ratio squared (the host shared with other
-    work: the cases slow more than the loop does), one of another CPU model by the ratio as is. Squared is what the
+    work: the cases slow more than the loop does), one of another CPU model as it ran. Squared is what the
     real runs say: the 2026-11-27 run (a day of bursts) expected from the calm 2026-11-28 one, at each repeat's own
-    calibration, comes within 25 % for more of its cells squared than as is."""
+    calibration, comes within 25 % for more of its cells squared than as they ran."""
     bursty = _repeats("matrix-cpu-2026-11-27")
     cpu = {s["cpu"] for s in bursty}
     assert len(cpu) == 1 and None not in cpu  # the CPU model is kept for the CPU cells, one machine's
     (tmp_path / "results" / "reference" / "calm").mkdir(parents=True)
     shutil.copy(REFERENCE / "matrix-cpu-2026-11-28" / ARCHIVE, tmp_path / "results" / "reference" / "calm" / ARCHIVE)
     history = estimate.History(tmp_path / "results", tmp_path / "estimates.json")
-
-    def cells_within(this_cpu: str) -> tuple[int, int]:
-        monkeypatch.setattr(host_speed, "this_cpu", lambda: this_cpu)
-        walls: dict[str, list[float]] = {}
-        for s in bursty:
-            got = history.expect_again(s, s["calibration_s"])
-            if got.source != "reference":
-                continue  # a setup the calm run did not hold
-            cell = walls.setdefault(f"{s['key']['image']} {s['key']['compiler']}", [0.0, 0.0])
-            cell[0], cell[1] = cell[0] + got.seconds, cell[1] + s["wall_s"]
-        return sum(estimate.within(e, w) for e, w in walls.values()), len(walls)
-
-    squared, as_is = cells_within(cpu.pop()), cells_within("another CPU")
-    assert squared[0] > as_is[0] and squared[0] >= 0.8 * squared[1], (squared, as_is)
-    # The factor itself: 1.4 times the calibration is 1.96 times the wall on the same CPU model, 1.4 elsewhere
+    squared, as_ran = _cells_within(monkeypatch, history, bursty, cpu.pop()), \
+        _cells_within(monkeypatch, history, bursty, "another CPU")
+    assert squared[0] > as_ran[0] and squared[0] >= 0.8 * squared[1], (squared, as_ran)
+    # The factor itself: 1.4 times the calibration is 1.96 times the wall on the same CPU model, 1 elsewhere
     monkeypatch.setattr(host_speed, "this_cpu", lambda: "Some CPU")
     assert host_speed.slower_by(350e-6, 250e-6, "Some CPU") == pytest.approx(1.96)
-    assert host_speed.slower_by(350e-6, 250e-6, "Another CPU") == pytest.approx(1.4)
-    assert host_speed.slower_by(350e-6, None, "Some CPU") == host_speed.slower_by(None, 250e-6, None) == 1.0
+    assert host_speed.slower_by(350e-6, 250e-6, "Another CPU") == 1.0
+    assert host_speed.slower_by(350e-6, None, "Some CPU") == host_speed.slower_by(350e-6, 250e-6, None) == 1.0
+
+
+def _cells_within(monkeypatch, history: estimate.History, repeats: list[dict], this_cpu: str) -> tuple[int, int]:
+    """How many of the cells of `repeats` the references of `history` expect within 25 %, on a host whose CPU
+    model is `this_cpu` and whose calibration is each repeat's own; and how many cells they expect at all."""
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: this_cpu)
+    walls: dict[str, list[float]] = {}
+    for s in repeats:
+        got = history.expect_again(s, s["calibration_s"])
+        if got.source != "reference":
+            continue  # a setup the reference runs do not hold
+        cell = walls.setdefault(f"{s['key']['image']} {s['key']['compiler']}", [0.0, 0.0])
+        cell[0], cell[1] = cell[0] + got.seconds, cell[1] + s["wall_s"]
+    return sum(estimate.within(e, w) for e, w in walls.values()), len(walls)
+
+
+OTHER_MACHINE = ROOT / "tests" / "data"
+
+
+@pytest.mark.parametrize("host, reference", [
+    (("intel-avx512fp16-eager-2026-12-02", OTHER_MACHINE), ("matrix-cpu-eager-2026-12-01", REFERENCE)),
+    (("matrix-cpu-eager-2026-12-01", REFERENCE), ("intel-avx512fp16-eager-2026-12-02", OTHER_MACHINE))])
+def test_a_reference_of_another_cpu_model_is_expected_as_it_ran(monkeypatch, tmp_path, host, reference):
+    """The calibration loop's speed does not carry from one CPU model to another: an Intel Xeon with AVX512-FP16
+    times it at 168 us and the AMD EPYC at 211-222, yet the same eager matrix's cells ran within 0.84-1.19 of each
+    other's walls. Each run expected from the other as it ran comes within 25 % for at least 80 % of its cells;
+    taken for one CPU model (the ratio squared), for fewer."""
+    repeats = _repeats(*host)
+    (cpu,) = {s["cpu"] for s in repeats}
+    (tmp_path / "results" / "reference" / "kept").mkdir(parents=True)
+    shutil.copy(reference[1] / reference[0] / ARCHIVE, tmp_path / "results" / "reference" / "kept" / ARCHIVE)
+    history = estimate.History(tmp_path / "results", tmp_path / "estimates.json")
+    (reference_cpu,) = {s["cpu"] for s in history.reference}
+    assert reference_cpu != cpu
+    as_ran = _cells_within(monkeypatch, history, repeats, cpu)
+    squared = _cells_within(monkeypatch, history, repeats, reference_cpu)
+    assert as_ran[1] == 6 and as_ran[0] >= 0.8 * as_ran[1] and squared[0] < as_ran[0], (as_ran, squared)
