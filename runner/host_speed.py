@@ -14,8 +14,9 @@ NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
 # which touch far more memory than the loop, slow by about its square: over the reference runs of the 2-core machine,
 # each predicting the others at their own calibrations, 40 of 42 cells within 25 % squared, 27 of 42 as is
 # (docs/benchmarks.md, The goals). Against another CPU model the loop's speed does not carry to the cases: three
-# machines' eager timing cells ran within 0.83-1.19 of each other's walls while the loop read them 0.67-0.87 as fast
-# (tests/data/intel-avx512fp16-eager-2026-12-02), so a reference of another CPU model is taken as it ran.
+# machines' eager timing cells ran within 0.93-1.19 of each other's walls while their loop times stood at 0.67-0.87
+# of each other's (tests/data/intel-avx512fp16-eager-2026-12-02), so a reference of another CPU model is taken as it
+# ran.
 SAME_CPU_EXPONENT = 2.0
 
 
