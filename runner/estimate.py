@@ -6,10 +6,11 @@ Where the figure comes from, best first:
   cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
   cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
 - the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
-  matched on framework, device, compiler, mode and task; on the CPU model the reference ran on, scaled by this host's
-  calibration against theirs, squared (runner.host_speed.slower_by: the host shared): every case record carries
-  `calibration_s`, the time of a fixed pure-Python workload just before it (harness timing.py); one of another
-  CPU model as it ran (that loop's speed does not carry from one CPU model to another);
+  matched on framework, device, compiler, mode and task; on the kind of CPU the reference ran on (its identity where
+  both hosts recorded one, else its name: runner.host_speed.same_cpu), scaled by this host's calibration against
+  theirs, squared (host_speed.slower_by: the host shared): every case record carries `calibration_s`, the time of a
+  fixed pure-Python workload just before it (harness timing.py); one of another kind of CPU as it ran (that loop's
+  speed does not carry from one CPU to another);
 - else a default per function.
 A repeat of several finished ones is the median of what each predicts. Building an environment is not included.
 
@@ -46,9 +47,9 @@ REFERENCE_KEY = ("framework", "device", "compiler", "mode", "quick", "task", "ca
 DEFAULT_FIXED_S = 20.0
 DEFAULT_FUNCTION_S = {"eager": 2.0, "compiled": 10.0}
 DEFAULT_TASK_S = {"census": 600.0, "declared": 30.0}
-SUMMARY_VERSION = 11  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
+SUMMARY_VERSION = 12  # 6: a standby worker's start-up ends when its cases are collected; 7: unrun_s; 8 left a
 # case's waits for its CPU (cpu_wait_s) out of its time, 9 counts them again: where they recur (a lane beside the host's
-# own processes), the next run waits too; 10: `long`; 11: `cpu`
+# own processes), the next run waits too; 10: `long`; 11: `cpu`; 12: `cpu_identity`
 # A case that took longer than this is kept by itself (`long`): a cell whose per-case timeout is shorter than the run's
 # that recorded it (the TPU model's cells, matrix.toml) is expected to stop it at its own timeout.
 LONG_CASE_S = 30.0
@@ -175,6 +176,7 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
     ready = first.get("collected") if standby and "collected" in first else first.get("running")
     startup = max(0.0, ready - first["spawned"]) if ready is not None and "spawned" in first else 0.0
     key = {k: header.get(k) for k in HOST_KEY}
+    on_cpu = header.get("device") in ("cpu", "xla-cpu")
     key.update(task=header.get("task") or "cases", compiler=header.get("compiler") or "eager",
                quick=bool(header.get("quick")), cached=header.get("compile_caches") == REUSED)
     alone = wall - (0.0 if standby else startup)  # the wall as a repeat started on standby would have it
@@ -184,7 +186,8 @@ def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
             "startup_s": startup, "functions": functions, "unrun_s": unrun_s, "long": long,
             "timeout_s": header.get("timeout_s"),
             "calibration_s": statistics.median(calibrations) if calibrations else None,
-            "cpu": header.get("device_model") if header.get("device") in ("cpu", "xla-cpu") else None}
+            "cpu": header.get("device_model") if on_cpu else None,
+            "cpu_identity": header.get("host_cpu") if on_cpu else None}
 
 
 class History:
@@ -270,7 +273,8 @@ class History:
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()},
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
-                      for s in found for f in [slower_by(calibration_s, s["calibration_s"], s.get("cpu"))]]
+                      for s in found for f in [slower_by(calibration_s, s["calibration_s"], s.get("cpu"),
+                                                s.get("cpu_identity"))]]
             return Expected(_median_prediction(scaled, functions, want), "reference")
         return Expected(default(want, functions), "default")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 # calibration_now's samples: spread over three seconds, since a burst can last two (docs/benchmarks.md); those within
 # CALM of the quickest few (the 5th percentile) are the host undisturbed.
@@ -16,7 +16,7 @@ NOW_SAMPLES, NOW_SPACING_S, CALM = 120, 0.025, 1.1
 # (docs/benchmarks.md, The goals). Against another CPU model the loop's speed does not carry to the cases: three
 # machines' eager timing cells ran within 0.93-1.19 of each other's walls while their loop times stood at 0.67-0.87
 # of each other's (tests/data/intel-avx512fp16-eager-2026-12-02), so a reference of another CPU model is taken as it
-# ran.
+# ran. Two of those machines named their CPU alike: a CPU is told by its identity where both records have one.
 SAME_CPU_EXPONENT = 2.0
 
 
@@ -45,17 +45,33 @@ def calibration_when_needed() -> Callable[[], float]:
 
 @functools.lru_cache(maxsize=None)
 def this_cpu() -> str:
-    from portability_harness.frameworks.base import cpu_model
+    from portability_harness import host_cpu
 
-    return cpu_model()
+    return host_cpu.model()
+
+
+@functools.lru_cache(maxsize=None)
+def this_cpu_identity() -> Optional[Dict[str, Any]]:
+    from portability_harness import host_cpu
+
+    return host_cpu.identity()
+
+
+def same_cpu(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
+    """Whether a reference ran on this host's kind of CPU: its identity (harness host_cpu: vendor, family, model,
+    stepping, the kernels' instruction-set extensions) where both hosts recorded one, else its name (the records of
+    before 2026-12-02 name their CPU only)."""
+    if reference_identity and this_cpu_identity():
+        return reference_identity == this_cpu_identity()
+    return bool(reference_cpu) and reference_cpu == this_cpu()
 
 
 def slower_by(calibration_s: Optional[float], reference_calibration_s: Optional[float],
-              reference_cpu: Optional[str]) -> float:
+              reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]] = None) -> float:
     """How much slower this host is, its calibration `calibration_s`, than a reference run whose cases' median
-    calibration was `reference_calibration_s` on `reference_cpu` (its CPU model, where known): on this host's CPU
-    model their ratio raised to SAME_CPU_EXPONENT; 1 on another CPU model, or where a calibration or the
-    reference's CPU is unknown."""
-    if not calibration_s or not reference_calibration_s or not reference_cpu or reference_cpu != this_cpu():
+    calibration was `reference_calibration_s` on `reference_cpu` (its CPU model's name, where known) of
+    `reference_identity` (where recorded): on this host's kind of CPU (same_cpu) their ratio raised to
+    SAME_CPU_EXPONENT; 1 on another, or where a calibration or the reference's CPU is unknown."""
+    if not calibration_s or not reference_calibration_s or not same_cpu(reference_cpu, reference_identity):
         return 1.0
     return (calibration_s / reference_calibration_s) ** SAME_CPU_EXPONENT

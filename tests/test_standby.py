@@ -30,6 +30,10 @@ def test_the_next_repeat_starts_up_on_standby_and_is_then_a_repeat_like_the_firs
     first, second, third = (_read(out / f"torch-cpu-current-r{r}.jsonl") for r in (1, 2, 3))
     # The first repeat's worker started with it; the others' before their repeat began, told to go at its start.
     assert "standby" not in first[2]["workers"][0]
+    # Every header names the CPU its cases ran on, by its identity too (a spare's or a standby's alike)
+    from portability_harness import host_cpu
+
+    assert host_cpu.identity() and all(h["host_cpu"] == host_cpu.identity() for h in (first[0], second[0], third[0]))
     assert first[2]["workers"][0]["spawned"] >= first[2]["supervisor_started_at"]
     for header, cases, footer in (second, third):
         (worker,) = footer["workers"]

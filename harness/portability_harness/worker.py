@@ -21,7 +21,7 @@ import pytest
 
 import portability_harness
 from portability_harness import classify as clf
-from portability_harness import compile_caches, declared, divergence, environment, processes
+from portability_harness import compile_caches, declared, divergence, environment, host_cpu, processes
 from portability_harness.catalog import curated, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
@@ -175,6 +175,7 @@ class Worker:
             engine=cfg.engine or None,
             policy=dataclasses.asdict(self.policy),
             cpus=_cpus(),
+            host_cpu=host_cpu.identity(),  # what tells two CPUs of one name apart (host_cpu.py)
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,

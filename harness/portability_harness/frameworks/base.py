@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import platform
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from portability_harness import host_cpu
 from portability_harness.classify import describe
 
 
@@ -55,7 +55,7 @@ class Adapter:
         return str(importlib.import_module(self.module).__version__)
 
     def device_model(self) -> str:
-        return cpu_model()
+        return host_cpu.model()
 
     def facts(self) -> Dict[str, Any]:
         return {}
@@ -220,17 +220,6 @@ def flatten(tree: Any) -> Iterator[Any]:
             yield from flatten(v)
     else:
         yield tree
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def off_device(devices: List[str]) -> Optional[Dict[str, Any]]:
