@@ -19,7 +19,7 @@ from portability_harness.protocol import Event
 from runner.backends.base import STOP_WAIT_S, CellIncompatible
 from runner.cell import Cell
 from runner.errors import Stopped, UserError
-from runner.estimate import Left
+from runner.pace import Left
 from runner.project import Project
 from runner.rundir import CellState, RunDir
 from runner.lanes import pin
@@ -35,7 +35,7 @@ class Display(Protocol):
 
 
 # display(cell, repeat, index, total, left, lane) -> a context manager giving the Display of that repeat;
-# left: what the run is expected to take from the repeat's start on, at its pace so far (runner.estimate.Left);
+# left: what the run is expected to take from the repeat's start on, at its pace so far (runner.pace.Left);
 # index and total count the cells of its lane (runner.lanes; 0: the timing cells)
 DisplayFactory = Callable[[Cell, int, int, int, Left, int], AbstractContextManager]
 # after(cell, states): a cell ended; every cell's state as it stands

@@ -26,11 +26,10 @@ import os
 import socket
 import statistics
 import tarfile
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
@@ -61,6 +60,8 @@ class Expected:
     source: str  # "this host", "reference" (scaled by the calibration) or "default"
     # Where the run's budget is expected to end it early (runner.budget.within_budget): its wall without the cut
     whole_s: Optional[float] = None
+    # What a reference run's walls were multiplied by (host_speed.slower_by: 1 where taken as they ran)
+    scale: Optional[float] = None
 
     @property
     def cut(self) -> bool:
@@ -69,56 +70,7 @@ class Expected:
     @property
     def whole(self) -> "Expected":
         """The repeat's expected wall as if no budget cut it."""
-        return self if self.whole_s is None else Expected(self.whole_s, self.source)
-
-
-# How far this run's pace may move what is left of it: a repeat or two that ran far off their expectation (a cell
-# that failed at once, a host busy for a minute) must not turn the countdown into nonsense.
-PACE_BOUNDS = (0.25, 4.0)
-
-
-class Pace:
-    """A run's pace so far: the repeats that ended against what was expected of them, kept apart by where each
-    expectation came from (this host's runs are seldom far off; a reference run scaled by the calibration can be
-    half as long again, as the host's speed moves in ways a pure-Python calibration does not see: docs/benchmarks.md,
-    The goals). What is left of the run is then expected at that pace; the expectations said before the run began
-    (the summary's) are not changed."""
-
-    def __init__(self) -> None:
-        self.ended: Dict[str, List[float]] = {}  # source -> [expected s, actual s]
-        self.lock = threading.Lock()  # the lanes' threads end repeats
-
-    def ended_repeat(self, expected: Expected, actual_s: float) -> None:
-        if expected.seconds > 0:
-            with self.lock:
-                done = self.ended.setdefault(expected.source, [0.0, 0.0])
-                done[0] += expected.seconds
-                done[1] += actual_s
-
-    def factor(self, source: str) -> float:
-        """What the repeats expected from `source` took against their expectation (1 where none has ended)."""
-        with self.lock:
-            expected_s, actual_s = self.ended.get(source, (0.0, 0.0))
-        if not expected_s:
-            return 1.0
-        low, high = PACE_BOUNDS
-        return min(max(actual_s / expected_s, low), high)
-
-    def seconds(self, expected: Iterable[Expected]) -> float:
-        """The expected seconds of `expected`, each at the pace of the repeats from its source that have ended."""
-        return sum(e.seconds * self.factor(e.source) for e in expected)
-
-    def overall(self) -> float:
-        """The run's pace in all: what its ended repeats took against what was expected of them (1: none ended)."""
-        with self.lock:
-            expected_s = sum(e for e, _ in self.ended.values())
-            return sum(a for _, a in self.ended.values()) / expected_s if expected_s else 1.0
-
-
-class Left(NamedTuple):
-    """What a run has left from a repeat's start: `seconds` at its `pace` so far (Pace.overall; 1: as expected)."""
-    seconds: float
-    pace: float = 1.0
+        return self if self.whole_s is None else replace(self, seconds=self.whole_s, whole_s=None)
 
 
 def summarize(lines: Iterable[bytes]) -> Optional[Dict[str, Any]]:
@@ -270,12 +222,12 @@ class History:
         if found:
             if callable(calibration_s):
                 calibration_s = calibration_s()
+            factors = [slower_by(calibration_s, s["calibration_s"], s.get("cpu"), s.get("cpu_identity")) for s in found]
             scaled = [dict(s, wall_s=s["wall_s"] * f, fixed_s=s["fixed_s"] * f, startup_s=s["startup_s"] * f,
                            functions={n: t * f for n, t in s["functions"].items()},
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
-                      for s in found for f in [slower_by(calibration_s, s["calibration_s"], s.get("cpu"),
-                                                s.get("cpu_identity"))]]
-            return Expected(_median_prediction(scaled, functions, want), "reference")
+                      for s, f in zip(found, factors)]
+            return Expected(_median_prediction(scaled, functions, want), "reference", scale=statistics.median(factors))
         return Expected(default(want, functions), "default")
 
 
@@ -388,8 +340,19 @@ def format_wall(seconds: Optional[float]) -> str:
 
 
 def describe(expected: List[Expected]) -> str:
-    """The expected total of some repeats and where the figures come from."""
-    sources = ", ".join(f"{n} from {source}" for source in ("this host", "reference", "default")
+    """The expected total of some repeats and where the figures come from: of the reference runs, how they were
+    scaled to this host."""
+    sources = ", ".join(f"{n} from {source}{_scaled(expected) if source == 'reference' else ''}"
+                        for source in ("this host", "reference", "default")
                         for n in [sum(e.source == source for e in expected)] if n)
     return (f"expected in all: about {format_wall(sum(e.seconds for e in expected))} for {len(expected)} repeats "
             f"({sources or 'none'}; building environments not included)")
+
+
+def _scaled(expected: List[Expected]) -> str:
+    """" scaled x1.4-1.8 ..." or " as they ran ...": what the reference runs' walls were multiplied by."""
+    scales = sorted({round(e.scale, 2) for e in expected if e.source == "reference" and e.scale is not None})
+    if not scales or scales == [1.0]:
+        return " as they ran (not on this kind of CPU)"
+    shown = f"x{scales[0]:.2f}" if len(scales) == 1 else f"x{scales[0]:.2f}-{scales[-1]:.2f}"
+    return f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU"

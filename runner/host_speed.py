@@ -26,7 +26,7 @@ def calibration_now() -> float:
     machine the calibration comes in bursts, a quarter to half of a repeat's cases timing it 1.3-1.6 times slower; a
     reference repeat's median over its cases says how much of that it met. A moment's burst says nothing of the run
     to come, though: one in the first second of a run made all its expectations 1.45 times too long. A run that meets
-    more bursts than its reference did is counted at its pace as it goes (estimate.Pace)."""
+    more bursts than its reference did is counted at its pace as it goes (runner.pace)."""
     from portability_harness.timing import calibrate
 
     samples = []

@@ -11,7 +11,8 @@ from portability_harness.protocol import CaseEnd, Event, Finished, Notice, Plan,
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from runner.estimate import Left, format_wall
+from runner.estimate import format_wall
+from runner.pace import Left
 
 
 def _progress(console: Console) -> Progress:
@@ -69,7 +70,7 @@ class CellLine:
 class CellProgress:
     """A local run: a live display for one cell repeat; with `overall` = (index, total) also the matrix bar, which
     counts down `left`, what the run is expected to take from the repeat's start at its pace so far
-    (runner.estimate.Left)."""
+    (runner.pace.Left)."""
 
     def __init__(self, console: Console, label: str, overall: Optional[tuple[int, int]] = None,
                  left: Optional[Left] = None):

@@ -29,7 +29,7 @@ from typing import Callable, Iterator, Optional
 
 from portability_harness.protocol import Config, Event, Finished, Plan
 
-from runner import backends, estimate, harness_dist, host_speed
+from runner import backends, estimate, harness_dist, host_speed, pace
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
 from runner.budget import Arrangement, budget_left, fit, within_budget
@@ -165,7 +165,7 @@ class Scheduler:
         firsts = {lane[0].key for lane in self.lanes if lane}
         self.prefetch = Prefetch(project, [c for lane in self.lanes for c in lane if c.key not in firsts], rundir, log)
         self.started: Optional[_Started] = None  # the one repeat started ahead, if any
-        self.pace = estimate.Pace()  # the ended repeats' walls against these expectations
+        self.pace = pace.Pace()  # the ended repeats' walls against these expectations
         self.running: dict[int, str] = {}  # lane -> the key of the cell it runs
         self.began = time.monotonic()
         self.filled: set[str] = set()  # the cells a repeat of which began in this run, filling its caches
@@ -220,10 +220,10 @@ class Scheduler:
         walls = of_cell(self.expected, cell)
         return sum(e.seconds for e in walls) if walls else None
 
-    def remaining(self, cell: Cell, begun: int) -> estimate.Left:
+    def remaining(self, cell: Cell, begun: int) -> pace.Left:
         """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
         lane's rest, or another lane's where that one is expected to end later; at the pace of the repeats that have
-        ended in this run (estimate.Pace)."""
+        ended in this run (runner.pace)."""
         lane = self.lane_of(cell)
         keys = [c.part_key for c in self.lanes[lane]]
         later = keys[keys.index(cell.part_key) + 1:] if cell.part_key in keys else []
@@ -232,7 +232,7 @@ class Scheduler:
         elapsed = time.monotonic() - self.began
         others = [self.pace.seconds(e for c in cells for e in self.expected.get(c.part_key, [])) - elapsed
                   for i, cells in enumerate(self.lanes) if i != lane]
-        return estimate.Left(max([own, *others]), self.pace.overall())
+        return pace.Left(max([own, *others]), self.pace.overall())
 
     def room_for(self, part: Cell, begun: int, repeat: int) -> bool:
         """Whether `part`'s repeat `repeat` (the `begun`th it runs in this run) is still to start under the run's

@@ -48,9 +48,14 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     assert same.source == "reference" and same.seconds == pytest.approx(wall)
     # Twice as slow a host of the reference's CPU model: four times the wall (the ratio squared), as it ran on
     # another model. Two functions: the fixed part and their cases alone.
-    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(4 * wall)
+    slower = history.expect(want, functions, 2 * calibration)
+    assert slower.seconds == pytest.approx(4 * wall) and slower.scale == pytest.approx(4)
     monkeypatch.setattr(host_speed, "this_cpu", lambda: "another CPU")
-    assert history.expect(want, functions, 2 * calibration).seconds == pytest.approx(wall)
+    elsewhere = history.expect(want, functions, 2 * calibration)
+    assert elsewhere.seconds == pytest.approx(wall) and elsewhere.scale == 1.0
+    # The dry run's total says which it was
+    assert "1 from reference scaled x4.00 by this host's calibration now" in estimate.describe([slower])
+    assert "2 from reference as they ran (not on this kind of CPU)" in estimate.describe([elsewhere, elsewhere])
     monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])
     two = functions[:2]
     # A case killed at the timeout took the timeout (records of before 2026-11-27 say 0 s).
@@ -375,24 +380,3 @@ def test_a_cold_repeat_is_expected_from_a_cold_one_and_a_cached_repeat_from_a_ca
                                "cases", later=later, standby=False)
         got = history.expect(setup, functions, None).seconds
         assert got == pytest.approx(want + startups[later], rel=1e-6), (later, got, want, startups)
-
-
-def test_what_is_left_of_a_run_is_expected_at_the_pace_of_its_ended_repeats():
-    """A fresh clone's first run expects its repeats from the reference runs, which can be half as long again as
-    what they take (docs/benchmarks.md, The goals): once repeats end, the rest is expected at their pace, each
-    source at its own, bounded, and an expectation of nothing or a source with no ended repeat is left as it was."""
-    pace = estimate.Pace()
-    reference, host = estimate.Expected(100.0, "reference"), estimate.Expected(50.0, "this host")
-    assert pace.seconds([reference, host]) == 150.0 and pace.overall() == 1.0
-    pace.ended_repeat(reference, 60.0)
-    pace.ended_repeat(estimate.Expected(0.0, "reference"), 30.0)  # a repeat expected at nothing sets no pace
-    pace.ended_repeat(estimate.Expected(100.0, "reference"), 80.0)
-    assert pace.factor("reference") == pytest.approx(0.7) and pace.factor("this host") == 1.0
-    assert pace.seconds([reference, host]) == pytest.approx(70.0 + 50.0)
-    assert pace.overall() == pytest.approx(0.7)
-    pace.ended_repeat(host, 1000.0)  # a repeat far off (a host busy for minutes) moves the rest at most 4 times
-    assert pace.factor("this host") == estimate.PACE_BOUNDS[1]
-    assert pace.overall() == pytest.approx(1140.0 / 250.0)
-    slow = estimate.Pace()
-    slow.ended_repeat(host, 1.0)
-    assert slow.factor("this host") == estimate.PACE_BOUNDS[0]
