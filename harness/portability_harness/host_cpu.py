@@ -55,22 +55,21 @@ def parse(text: str) -> Optional[Dict[str, Any]]:
     return identity
 
 
-def identity() -> Optional[Dict[str, Any]]:
-    """This host's CPU identity (parse), None where there is no /proc/cpuinfo to read it from."""
+def _cpuinfo() -> Optional[str]:
     try:
         with open(CPUINFO) as f:
-            return parse(f.read())
+            return f.read()
     except OSError:
         return None
 
 
+def identity() -> Optional[Dict[str, Any]]:
+    """This host's CPU identity (parse), None where there is no /proc/cpuinfo to read it from."""
+    text = _cpuinfo()
+    return parse(text) if text is not None else None
+
+
 def model() -> str:
     """The CPU's name as /proc/cpuinfo gives it, else the platform's."""
-    try:
-        with open(CPUINFO) as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    name = _first_processor(_cpuinfo() or "").get("model name")
+    return name or platform.processor() or platform.machine()
