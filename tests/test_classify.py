@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from portability_harness import declared
-from portability_harness.classify import Annotation, annotated, classify, describe, exception_chain
+from portability_harness import declared, host_cpu
+from portability_harness.classify import (Annotation, annotated, classify, describe, exception_chain,
+                                          load_annotations)
 from portability_harness.records.schema import first_line
 
 MESSAGES = Path(__file__).resolve().parent / "data" / "study-failure-messages.jsonl"
+CPUINFO = Path(__file__).resolve().parent / "data" / "cpuinfo"  # real /proc/cpuinfo captures
 TABLES = Path(__file__).resolve().parents[1] / "runner" / "report" / "data" / "declared"
 # The study's pins (2023): the tables of the versions its messages came from (JAX: the nearest 0.4.x with a
 # jaxlib on PyPI).
@@ -199,3 +201,27 @@ def test_annotations_can_hold_for_some_framework_versions_only():
     assert annotated(notes, "torch/test_x.py::test_y", "cpu", "1.12") is not None
     assert annotated(notes, "torch/test_x.py::test_y", "cpu", "1.120.0") is None
     assert annotated(notes, "torch/test_x.py::test_y", "cpu", "2.13.0+cpu") is None
+
+
+def test_annotations_can_hold_only_on_cpus_without_an_extension():
+    # The CPUs' extensions as their real /proc/cpuinfo give them: an AMD EPYC (no AVX-512), and an Intel Xeon with
+    # AVX-512 and AMX, on which TensorFlow's bfloat16 convolutions run on oneDNN instead of Eigen.
+    amd = host_cpu.parse((CPUINFO / "amd-epyc-2-core-2026-12-02.txt").read_text())["features"]
+    intel = host_cpu.parse((CPUINFO / "intel-xeon-2-core-2026-12-02.txt").read_text())["features"]
+    assert "avx512f" not in amd and "avx2" in amd and {"avx512f", "avx512_bf16", "amx_bf16"} <= set(intel)
+    notes = [Annotation(case="tensorflow/test_x.py::test_y[bfloat16]", category="precision", reason="Eigen's",
+                        devices=["cpu"], cpu_without=["avx512f", "avx_ne_convert"])]
+    case = "tensorflow/test_x.py::test_y[bfloat16]"
+    assert annotated(notes, case, "cpu", "2.21.0", amd).reason == "Eigen's"
+    assert annotated(notes, case, "cpu", "2.21.0", intel) is None  # the same failure there is not explained
+    assert annotated(notes, case, "cpu", "2.21.0", ["avx2", "avx_ne_convert"]) is None
+    assert annotated(notes, case, "cpu", "2.21.0") is not None  # extensions unknown: the entry holds
+    assert annotated(notes, case, "gpu", "2.21.0", amd) is None
+
+
+def test_an_annotation_naming_an_extension_the_identity_does_not_record_is_refused(tmp_path):
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([{"case": "tensorflow/test_x.py::*", "category": "precision", "reason": "r",
+                                 "cpu_without": ["avx512"]}]))  # AVX-512's flag is avx512f
+    with pytest.raises(ValueError, match=r"cpu_without names avx512,.*avx512f"):
+        load_annotations(str(path))

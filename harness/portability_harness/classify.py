@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from portability_harness import declared
+from portability_harness import declared, host_cpu
 from portability_harness.declared import messages
 from portability_harness.declared.dtypes import canonical as canonical_dtype
 
@@ -177,11 +177,23 @@ class Annotation:
     devices: Optional[List[str]] = None  # None: every device
     # Framework versions it holds for, as prefixes ("1.12" matches 1.12.0+cu102); None: every version.
     versions: Optional[List[str]] = None
+    # Instruction-set extensions (host_cpu.FEATURES) whose absence is the reason: it holds only on a host CPU with
+    # none of them, so the same failure on a CPU that has one stays unexplained (a kernel that should have run
+    # did not). None: every CPU; so does a host whose extensions are unknown (no /proc/cpuinfo).
+    cpu_without: Optional[List[str]] = None
 
-    def applies(self, case_id: str, device: str, version: str = "") -> bool:
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.cpu_without or ()) - host_cpu.FEATURES)
+        if unknown:  # a misspelt name would make the entry hold everywhere, silently
+            raise ValueError(f"annotation {self.case!r}: cpu_without names {', '.join(unknown)}, which the host "
+                             f"CPU's identity does not record; use names of {', '.join(sorted(host_cpu.FEATURES))}")
+
+    def applies(self, case_id: str, device: str, version: str = "",
+                cpu_features: Optional[Sequence[str]] = None) -> bool:
         pattern = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", self.case))
         return (re.fullmatch(pattern, case_id) is not None and (self.devices is None or device in self.devices)
-                and (self.versions is None or any(_same_release(version, v) for v in self.versions)))
+                and (self.versions is None or any(_same_release(version, v) for v in self.versions))
+                and (self.cpu_without is None or cpu_features is None or not set(self.cpu_without) & set(cpu_features)))
 
 
 def _same_release(version: str, prefix: str) -> bool:
@@ -190,7 +202,8 @@ def _same_release(version: str, prefix: str) -> bool:
 
 
 def load_annotations(path: Optional[str]) -> List[Annotation]:
-    """curated/annotations.json: a list of {case, category, reason, devices?, versions?}. A missing file is none."""
+    """curated/annotations.json: a list of {case, category, reason, devices?, versions?, cpu_without?}. A missing
+    file is none."""
     if not path or not os.path.exists(path):
         return []
     with open(path) as f:
@@ -198,8 +211,10 @@ def load_annotations(path: Optional[str]) -> List[Annotation]:
     return [Annotation(**entry) for entry in data]
 
 
-def annotated(annotations: Sequence[Annotation], case_id: str, device: str, version: str = "") -> Optional[Annotation]:
-    return next((a for a in annotations if a.applies(case_id, device, version)), None)
+def annotated(annotations: Sequence[Annotation], case_id: str, device: str, version: str = "",
+              cpu_features: Optional[Sequence[str]] = None) -> Optional[Annotation]:
+    """The first annotation that holds for the case; cpu_features: the host CPU's (its identity's `features`)."""
+    return next((a for a in annotations if a.applies(case_id, device, version, cpu_features)), None)
 
 
 def describe(chain: Chain) -> str:

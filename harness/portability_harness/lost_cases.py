@@ -55,8 +55,9 @@ def lost(cfg: Config, end: WorkerEnd, module: str, fields: Dict[str, Any]) -> Di
     rec = schema.case(function=function, module=module, case_id=case_id, params={}, outcome="failed",
                       category=category, message=message, duration_s=end.in_flight_s, category_source="supervisor",
                       **fields)
-    version = (store.read(cfg.out).header or {}).get("framework_version") or ""  # the worker wrote it
-    annotation = clf.annotated(clf.load_annotations(cfg.annotations_path()), case_id, cfg.device, version)
+    header = store.read(cfg.out).header or {}  # the worker wrote it
+    annotation = clf.annotated(clf.load_annotations(cfg.annotations_path()), case_id, cfg.device,
+                               header.get("framework_version") or "", (header.get("host_cpu") or {}).get("features"))
     if annotation is not None:
         rec.update(category=annotation.category, category_source="annotation", annotation=annotation.reason)
     return rec

@@ -49,6 +49,7 @@ class Worker:
         self.adapter = adapter_for(cfg.framework)
         self.policy = Policy.named(cfg.mode, cfg.quick, cfg.precision, cfg.confidence)
         self.annotations = clf.load_annotations(cfg.annotations_path())
+        self.cpu = host_cpu.identity()  # the header's host_cpu, and what an annotation's cpu_without is held to
         self.done = store.read(cfg.out).done
         self.writer: Optional[store.Writer] = None
         self.header: Dict[str, Any] = {}
@@ -175,7 +176,7 @@ class Worker:
             engine=cfg.engine or None,
             policy=dataclasses.asdict(self.policy),
             cpus=_cpus(),
-            host_cpu=host_cpu.identity(),  # what tells two CPUs of one name apart (host_cpu.py)
+            host_cpu=self.cpu,  # what tells two CPUs of one name apart (host_cpu.py)
             host=socket.gethostname(),
             user=getpass.getuser(),
             runner_version=portability_harness.__version__,
@@ -255,7 +256,8 @@ class Worker:
 
     def category(self, case_id: str, chain: List, raised_in_case: bool, function: Optional[str] = None,
                  dtypes: Any = ()) -> Dict[str, Any]:
-        note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version())
+        note = clf.annotated(self.annotations, case_id, self.cfg.device, self.adapter.version(),
+                             (self.cpu or {}).get("features"))
         if note is not None:
             return {"category": note.category, "category_source": "annotation", "annotation": note.reason}
         rules = clf.classify(chain, raised_in_case, framework_modules=(self.adapter.module,))
