@@ -353,6 +353,6 @@ def _scaled(expected: List[Expected]) -> str:
     """" scaled x1.4-1.8 ..." or " as they ran ...": what the reference runs' walls were multiplied by."""
     scales = sorted({round(e.scale, 2) for e in expected if e.source == "reference" and e.scale is not None})
     if not scales or scales == [1.0]:
-        return " as they ran (not on this kind of CPU)"
+        return " as they ran (made on another kind of CPU, or an accelerator)"
     shown = f"x{scales[0]:.2f}" if len(scales) == 1 else f"x{scales[0]:.2f}-{scales[-1]:.2f}"
     return f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU"

@@ -55,7 +55,8 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     assert elsewhere.seconds == pytest.approx(wall) and elsewhere.scale == 1.0
     # The dry run's total says which it was
     assert "1 from reference scaled x4.00 by this host's calibration now" in estimate.describe([slower])
-    assert "2 from reference as they ran (not on this kind of CPU)" in estimate.describe([elsewhere, elsewhere])
+    told = estimate.describe([elsewhere, elsewhere])
+    assert "2 from reference as they ran (made on another kind of CPU, or an accelerator)" in told
     monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])
     two = functions[:2]
     # A case killed at the timeout took the timeout (records of before 2026-11-27 say 0 s).
