@@ -6,7 +6,7 @@ Where the figure comes from, best first:
   cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
   cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
 - the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
-  matched on framework, device, compiler, mode and task; on the kind of CPU the reference ran on (its identity where
+  matched on framework, device, compiler, mode and task, the newest made on this host's CPU identity first; on the kind of CPU the reference ran on (its identity where
   both hosts recorded one, else its name: runner.host_speed.same_cpu), scaled by this host's calibration against
   theirs, squared (host_speed.slower_by: the host shared): every case record carries `calibration_s`, the time of a
   fixed pure-Python workload just before it (harness timing.py); one of another kind of CPU as it ran (that loop's
@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Unio
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
 from runner.archive import ARCHIVE, DAMAGED
-from runner.host_speed import slower_by
+from runner.host_speed import same_identity, slower_by
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -213,6 +213,10 @@ class History:
         if found:
             return Expected(_median_prediction(found, functions, want), "this host")
         found = _first_matching(self.reference, want, REFERENCE_KEY)
+        # Those made on this host's CPU identity first, however old: their walls scale with the host's speed, where
+        # another CPU's are taken as they ran, and three CPUs' walls lay 0.88-1.19 apart (host_speed). Not by a name
+        # alone: two CPUs of one name timed the calibration 1.5 times apart.
+        found = [s for s in found if same_identity(s.get("cpu_identity"))] or found
         # The newest reference run of the setup only: the curated cases change between runs (an older run of the
         # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens). A run is its run_id,
         # whose files may be parts of one step, each with some of the functions (a device check's compiled a, b).

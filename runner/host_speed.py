@@ -57,12 +57,17 @@ def this_cpu_identity() -> Optional[Dict[str, Any]]:
     return host_cpu.identity()
 
 
+def same_identity(reference_identity: Optional[Dict[str, Any]]) -> bool:
+    """Whether a reference recorded this host's CPU identity (harness host_cpu: vendor, family, model, stepping, the
+    kernels' instruction-set extensions): the surest sign it ran on this kind of CPU."""
+    return bool(reference_identity) and reference_identity == this_cpu_identity()
+
+
 def same_cpu(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
-    """Whether a reference ran on this host's kind of CPU: its identity (harness host_cpu: vendor, family, model,
-    stepping, the kernels' instruction-set extensions) where both hosts recorded one, else its name (the records of
-    before 2026-12-02 name their CPU only)."""
+    """Whether a reference ran on this host's kind of CPU: its identity where both hosts recorded one, else its name
+    (the records of before 2026-12-02 name their CPU only)."""
     if reference_identity and this_cpu_identity():
-        return reference_identity == this_cpu_identity()
+        return same_identity(reference_identity)
     return bool(reference_cpu) and reference_cpu == this_cpu()
 
 

@@ -16,6 +16,8 @@ import tarfile
 import pytest
 from conftest import ROOT, runner_cli
 
+from portability_harness import host_cpu
+
 from runner import estimate, host_speed
 from runner.archive import ARCHIVE
 
@@ -76,6 +78,44 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     assert guess.source == "default" and guess.seconds == estimate.DEFAULT_FIXED_S + 2 * estimate.DEFAULT_FUNCTION_S[
         "eager"]
 
+
+
+def _archive(into, records, started_at, identity):
+    """The records as a reference archive of their own, its header started at `started_at` on a CPU of `identity`."""
+    into.mkdir(parents=True)
+    header = dict(records[0], started_at=started_at, host_cpu=identity)
+    text = "\n".join(json.dumps(r) for r in [header] + records[1:]) + "\n"
+    (into / "torch-xla-cpu-current.jsonl").write_text(text)
+    with tarfile.open(into / ARCHIVE, "w:xz") as tar:
+        tar.add(into / "torch-xla-cpu-current.jsonl", arcname="torch-xla-cpu-current.jsonl")
+    (into / "torch-xla-cpu-current.jsonl").unlink()
+
+
+def test_a_reference_of_this_hosts_cpu_identity_comes_before_a_newer_one_of_another(tmp_path, monkeypatch):
+    """The real torch-xla-cpu records of 2026-11-26 as two reference runs: an older one made on this host's CPU
+    identity (its walls scaled by the calibrations' ratio, squared) and a newer one of another identity (taken as it
+    ran). The older is the one expected from, until this host's identity is neither's; then the newest, as before."""
+    _, records = _reference(tmp_path)
+    assert records[0]["record"] == "header"
+    cpuinfo = (ROOT / "tests" / "data" / "cpuinfo")
+    amd = host_cpu.parse((cpuinfo / "amd-epyc-2-core-2026-12-02.txt").read_text())
+    intel = host_cpu.parse((cpuinfo / "intel-xeon-2-core-2026-12-02.txt").read_text())
+    results = tmp_path / "two" / "results"
+    _archive(results / "reference" / "older", records, "2026-11-26T10:00:00", amd)
+    _archive(results / "reference" / "newer", records, "2026-12-02T10:00:00", intel)
+    cases = [r for r in records if r["record"] == "case"]
+    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
+    functions = sorted({c["function"] for c in cases})
+    want = estimate.setup(**TORCH_XLA, later=False)
+    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: amd)
+    on_amd = estimate.History(results).expect(want, functions, 2 * calibration)
+    assert on_amd.source == "reference" and on_amd.scale == pytest.approx(4)  # the older, of this identity
+    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: intel)
+    assert estimate.History(results).expect(want, functions, 2 * calibration).scale == pytest.approx(4)  # the newer
+    other = dict(amd, model="17")  # a third kind of CPU: neither reference's, the newest as it ran
+    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: other)
+    elsewhere = estimate.History(results).expect(want, functions, 2 * calibration)
+    assert elsewhere.scale == 1.0 and elsewhere.seconds == pytest.approx(on_amd.seconds / 4)
 
 
 def test_a_case_an_earlier_run_took_longer_over_is_expected_to_stop_at_the_cells_timeout(tmp_path):
