@@ -6,11 +6,12 @@ Where the figure comes from, best first:
   cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
   cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
 - the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
-  matched on framework, device, compiler, mode and task, the newest made on this host's CPU identity first; on the kind of CPU the reference ran on (its identity where
-  both hosts recorded one, else its name: runner.host_speed.same_cpu), scaled by this host's calibration against
-  theirs, squared (host_speed.slower_by: the host shared): every case record carries `calibration_s`, the time of a
-  fixed pure-Python workload just before it (harness timing.py); one of another kind of CPU as it ran (that loop's
-  speed does not carry from one CPU to another);
+  matched on framework, device, compiler, mode and task, the newest made on this host's CPU identity first; on the
+  kind of CPU the reference ran on (its identity where both hosts recorded one, else its name:
+  runner.host_speed.same_cpu), scaled by this host's calibration against theirs, squared (host_speed.slower_by:
+  the host shared): every case record carries `calibration_s`, the time of a fixed pure-Python workload just before
+  it (harness timing.py); one of another kind of CPU as it ran (that loop's speed does not carry from one CPU to
+  another);
 - else a default per function.
 A repeat of several finished ones is the median of what each predicts. Building an environment is not included.
 

@@ -16,8 +16,6 @@ import tarfile
 import pytest
 from conftest import ROOT, runner_cli
 
-from portability_harness import host_cpu
-
 from runner import estimate, host_speed
 from runner.archive import ARCHIVE
 
@@ -26,7 +24,7 @@ TORCH_XLA = dict(image="torch-xla-cpu", profile="current", framework="torch", de
                  mode="steady", quick=False, task="cases")
 
 
-def _reference(tmp_path):
+def xla_reference(tmp_path):
     """A results folder whose reference runs are the real torch-xla-cpu records of 2026-11-26."""
     (tmp_path / "results" / "reference" / "xla").mkdir(parents=True)
     shutil.copy(XLA, tmp_path / "results" / "reference" / "xla" / ARCHIVE)
@@ -36,7 +34,7 @@ def _reference(tmp_path):
 
 
 def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_path, monkeypatch):
-    results, records = _reference(tmp_path)
+    results, records = xla_reference(tmp_path)
     header = next(r for r in records if r["record"] == "header")
     monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])  # the ratio squared (test_host_speed)
     footer = records[-1]
@@ -79,45 +77,6 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
         "eager"]
 
 
-
-def _archive(into, records, started_at, identity):
-    """The records as a reference archive of their own, its header started at `started_at` on a CPU of `identity`."""
-    into.mkdir(parents=True)
-    header = dict(records[0], started_at=started_at, host_cpu=identity)
-    text = "\n".join(json.dumps(r) for r in [header] + records[1:]) + "\n"
-    (into / "torch-xla-cpu-current.jsonl").write_text(text)
-    with tarfile.open(into / ARCHIVE, "w:xz") as tar:
-        tar.add(into / "torch-xla-cpu-current.jsonl", arcname="torch-xla-cpu-current.jsonl")
-    (into / "torch-xla-cpu-current.jsonl").unlink()
-
-
-def test_a_reference_of_this_hosts_cpu_identity_comes_before_a_newer_one_of_another(tmp_path, monkeypatch):
-    """The real torch-xla-cpu records of 2026-11-26 as two reference runs: an older one made on this host's CPU
-    identity (its walls scaled by the calibrations' ratio, squared) and a newer one of another identity (taken as it
-    ran). The older is the one expected from, until this host's identity is neither's; then the newest, as before."""
-    _, records = _reference(tmp_path)
-    assert records[0]["record"] == "header"
-    cpuinfo = (ROOT / "tests" / "data" / "cpuinfo")
-    amd = host_cpu.parse((cpuinfo / "amd-epyc-2-core-2026-12-02.txt").read_text())
-    intel = host_cpu.parse((cpuinfo / "intel-xeon-2-core-2026-12-02.txt").read_text())
-    results = tmp_path / "two" / "results"
-    _archive(results / "reference" / "older", records, "2026-11-26T10:00:00", amd)
-    _archive(results / "reference" / "newer", records, "2026-12-02T10:00:00", intel)
-    cases = [r for r in records if r["record"] == "case"]
-    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
-    functions = sorted({c["function"] for c in cases})
-    want = estimate.setup(**TORCH_XLA, later=False)
-    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: amd)
-    on_amd = estimate.History(results).expect(want, functions, 2 * calibration)
-    assert on_amd.source == "reference" and on_amd.scale == pytest.approx(4)  # the older, of this identity
-    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: intel)
-    assert estimate.History(results).expect(want, functions, 2 * calibration).scale == pytest.approx(4)  # the newer
-    other = dict(amd, model="17")  # a third kind of CPU: neither reference's, the newest as it ran
-    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: other)
-    elsewhere = estimate.History(results).expect(want, functions, 2 * calibration)
-    assert elsewhere.scale == 1.0 and elsewhere.seconds == pytest.approx(on_amd.seconds / 4)
-
-
 def test_a_case_an_earlier_run_took_longer_over_is_expected_to_stop_at_the_cells_timeout(tmp_path):
     """matrix.toml stops the TPU model's cases at 300 s; the reference runs of its cells were made with the study's
     900 s, which torch.linalg.matrix_rank's large case ran into. A cell of the shorter timeout is expected with each
@@ -125,7 +84,7 @@ def test_a_case_an_earlier_run_took_longer_over_is_expected_to_stop_at_the_cells
     from runner import matrix
     timeout_s = matrix.load(ROOT / "matrix.toml").settings("torch-xla-cpu", "torch", "xla-cpu", "current").timeout_s
     assert timeout_s == 300.0
-    results, records = _reference(tmp_path)
+    results, records = xla_reference(tmp_path)
     header = next(r for r in records if r["record"] == "header")
     cases = [r for r in records if r["record"] == "case"]
     took = [c["duration_s"] or (header["timeout_s"] if c["category"] == "timeout" else 0.0) for c in cases]
@@ -150,7 +109,7 @@ def test_a_case_an_earlier_run_took_longer_over_is_expected_to_stop_at_the_cells
 def test_a_repeat_still_running_or_killed_is_no_history_and_no_error(tmp_path):
     """results/ holds the files of a run in progress (or killed): a header and cases, no footer. The dry run beside
     it reads them as no repeat at all (it raised a TypeError on them)."""
-    results, records = _reference(tmp_path)
+    results, records = xla_reference(tmp_path)
     running = results / "now" / "torch-xla-cpu-current-r1.jsonl"
     running.parent.mkdir()
     running.write_text("".join(json.dumps(r) + "\n" for r in records if r["record"] != "footer"))
@@ -164,7 +123,7 @@ def test_the_summary_cache_forgets_a_file_that_is_gone_and_keeps_the_others(tmp_
     """The cache of repeats' summaries serves every checkout of the host: an entry for a file deleted since (a
     results folder removed, the archive's old .tar.gz name) is dropped when the cache is next written, and an entry
     whose file exists stays, whichever results folder read it."""
-    results, _ = _reference(tmp_path)
+    results, _ = xla_reference(tmp_path)
     cache = tmp_path / "estimates.json"
     estimate.History(results, cache)
     elsewhere = tmp_path / "other-checkout.jsonl"
@@ -177,36 +136,6 @@ def test_the_summary_cache_forgets_a_file_that_is_gone_and_keeps_the_others(tmp_
     history = estimate.History(results, cache)
     assert len(history.reference) == 1
     assert set(json.loads(cache.read_text())["files"]) == set(kept) | {str(elsewhere)}
-
-
-def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
-    """The curated cases change between reference runs: of two runs of one setup, the newer one is the estimate."""
-    results, records = _reference(tmp_path)
-    header = next(r for r in records if r["record"] == "header")
-    # The same run again, dated a day later, whose every case took twice as long (its wall too).
-    later = []
-    for r in records:
-        r = dict(r)
-        if r["record"] == "header":
-            r["started_at"] = "2026-11-28" + header["started_at"][10:]  # two days later: another run of that name
-        elif r["record"] == "case":
-            r["duration_s"] = 2 * (r["duration_s"] or 0.0)
-        elif r["record"] == "footer":
-            r["supervisor_ended_at"] += r["supervisor_ended_at"] - r["supervisor_started_at"]
-        later.append(json.dumps(r).encode())
-    member = tmp_path / "torch-xla-cpu-current.jsonl"
-    member.write_bytes(b"\n".join(later))
-    (results / "reference" / "later").mkdir()
-    with tarfile.open(results / "reference" / "later" / ARCHIVE, "w:xz") as tar:
-        tar.add(member, arcname=member.name)
-    footer = records[-1]
-    wall = footer["supervisor_ended_at"] - footer["supervisor_started_at"]
-    cases = [r for r in records if r["record"] == "case"]
-    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
-    functions = sorted({c["function"] for c in cases})
-    got = estimate.History(results, tmp_path / "estimates.json").expect(estimate.setup(**TORCH_XLA, later=False),
-                                                                        functions, calibration)
-    assert got.source == "reference" and got.seconds == pytest.approx(2 * wall, rel=0.01)
 
 
 def test_a_quick_runs_expected_total_ends_at_its_budget():
@@ -242,7 +171,7 @@ def test_this_hosts_earlier_repeats_come_first_each_cold_or_cached_as_it_ran(ven
     proc = runner_cli("bench", "--image", "jax-cpu", "--backend", "local", "--quick", "--repeats", "2", "--functions",
                       "jax.numpy.add", "--functions", "jax.lax.erf", "--out", str(results / "run"))
     assert proc.returncode == 0, proc.stderr[-2000:]
-    _reference(tmp_path)  # beside them, which this host's own runs outrank
+    xla_reference(tmp_path)  # beside them, which this host's own runs outrank
     history = estimate.History(results, tmp_path / "estimates.json")
     jax = dict(image="jax-cpu", profile="current", framework="jax", device="cpu", compiler="eager", mode="steady",
                quick=True, task="cases")

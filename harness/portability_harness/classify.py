@@ -193,7 +193,8 @@ class Annotation:
         pattern = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", self.case))
         return (re.fullmatch(pattern, case_id) is not None and (self.devices is None or device in self.devices)
                 and (self.versions is None or any(_same_release(version, v) for v in self.versions))
-                and (self.cpu_without is None or cpu_features is None or not set(self.cpu_without) & set(cpu_features)))
+                and (self.cpu_without is None or cpu_features is None
+                     or not set(self.cpu_without) & set(cpu_features)))
 
 
 def _same_release(version: str, prefix: str) -> bool:
