@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Unio
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
 from runner.archive import ARCHIVE, DAMAGED
-from runner.host_speed import same_identity, slower_by
+from runner.host_speed import by_name_only, same_identity, slower_by
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -63,6 +63,7 @@ class Expected:
     whole_s: Optional[float] = None
     # What a reference run's walls were multiplied by (host_speed.slower_by: 1 where taken as they ran)
     scale: Optional[float] = None
+    by_name: bool = False  # scaled as of this host's kind of CPU by its name alone (host_speed.by_name_only)
 
     @property
     def cut(self) -> bool:
@@ -232,7 +233,8 @@ class History:
                            functions={n: t * f for n, t in s["functions"].items()},
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
                       for s, f in zip(found, factors)]
-            return Expected(_median_prediction(scaled, functions, want), "reference", scale=statistics.median(factors))
+            return Expected(_median_prediction(scaled, functions, want), "reference", scale=statistics.median(factors),
+                            by_name=any(by_name_only(s.get("cpu"), s.get("cpu_identity")) for s in found))
         return Expected(default(want, functions), "default")
 
 
@@ -360,4 +362,7 @@ def _scaled(expected: List[Expected]) -> str:
     if not scales or scales == [1.0]:
         return " as they ran (made on another kind of CPU, or an accelerator)"
     shown = f"x{scales[0]:.2f}" if len(scales) == 1 else f"x{scales[0]:.2f}-{scales[-1]:.2f}"
-    return f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU"
+    kind = ("the same kind of CPU, known by its name only (the reference records no CPU identity; two CPUs of one "
+            "name have timed the calibration 1.5 times apart)") if any(e.by_name for e in expected) else \
+        "the same kind of CPU"
+    return f" scaled {shown} by this host's calibration now against theirs, squared on {kind}"

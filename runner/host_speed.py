@@ -71,6 +71,12 @@ def same_cpu(reference_cpu: Optional[str], reference_identity: Optional[Dict[str
     return bool(reference_cpu) and reference_cpu == this_cpu()
 
 
+def by_name_only(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
+    """Whether a reference counts as this host's kind of CPU (same_cpu) by its name alone, one of the two records
+    naming no identity: two CPUs of one name have timed the calibration 1.5 times apart."""
+    return same_cpu(reference_cpu, reference_identity) and not (reference_identity and this_cpu_identity())
+
+
 def slower_by(calibration_s: Optional[float], reference_calibration_s: Optional[float],
               reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]] = None) -> float:
     """How much slower this host is, its calibration `calibration_s`, than a reference run whose cases' median

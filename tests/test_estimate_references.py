@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import statistics
 import tarfile
 
@@ -48,6 +49,7 @@ def test_a_reference_of_this_hosts_cpu_identity_comes_before_a_newer_one_of_anot
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: amd)
     on_amd = estimate.History(results).expect(want, functions, 2 * calibration)
     assert on_amd.source == "reference" and on_amd.scale == pytest.approx(4)  # the older, of this identity
+    assert not on_amd.by_name and "by its name only" not in estimate.describe([on_amd])
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: intel)
     assert estimate.History(results).expect(want, functions, 2 * calibration).scale == pytest.approx(4)  # the newer
     other = dict(amd, model="17")  # a third kind of CPU: neither reference's, the newest as it ran
@@ -80,3 +82,37 @@ def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
     got = estimate.History(results, tmp_path / "estimates.json").expect(estimate.setup(**TORCH_XLA, later=False),
                                                                         functions, calibration)
     assert got.source == "reference" and got.seconds == pytest.approx(2 * wall, rel=0.01)
+
+
+def test_a_reference_of_this_cpus_name_but_no_identity_is_scaled_and_the_dry_run_says_by_its_name_only(
+        tmp_path, monkeypatch):
+    """Two real 2-core guests both named "AMD EPYC", of other families' models (model 1 without AVX-512, model 17
+    with it): a reference recording no identity (every one made before 2026-12-02) is scaled as of this host's CPU,
+    by the name the two share, and the dry run's total says so; with both identities recorded, a reference of the
+    other model is taken as it ran."""
+    _, records = xla_reference(tmp_path)
+    cpuinfo = (ROOT / "tests" / "data" / "cpuinfo")
+    model_1 = host_cpu.parse((cpuinfo / "amd-epyc-2-core-2026-12-02.txt").read_text())
+    model_17 = host_cpu.parse((cpuinfo / "amd-epyc-avx512-2-core-2026-12-03.txt").read_text())
+    assert model_1["model"] != model_17["model"] and "avx512f" in model_17["features"]
+    names = {re.search(r"^model name\s*: (.*)$", (cpuinfo / f).read_text(), re.M).group(1)
+             for f in ("amd-epyc-2-core-2026-12-02.txt", "amd-epyc-avx512-2-core-2026-12-03.txt")}
+    assert names == {"AMD EPYC"}
+    name = names.pop()
+    header = dict(records[0], device_model=name)
+    header.pop("host_cpu", None)
+    results = tmp_path / "named" / "results"
+    _archive(results / "reference" / "named", [header] + records[1:])
+    cases = [r for r in records if r["record"] == "case"]
+    calibration = statistics.median(c["calibration_s"] for c in cases if c.get("calibration_s"))
+    want = estimate.setup(**TORCH_XLA, later=False)
+    functions = sorted({c["function"] for c in cases})
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: name)
+    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: model_17)
+    named = estimate.History(results).expect(want, functions, 2 * calibration)
+    assert named.by_name and named.scale == pytest.approx(4)
+    assert "squared on the same kind of CPU, known by its name only" in estimate.describe([named])
+    _archive(results / "reference" / "identified", [dict(header, host_cpu=model_1, started_at="2026-12-03")]
+             + records[1:])
+    identified = estimate.History(results).expect(want, functions, 2 * calibration)
+    assert not identified.by_name and identified.scale == 1.0
