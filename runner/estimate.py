@@ -362,7 +362,8 @@ def _scaled(expected: List[Expected]) -> str:
     if not scales or scales == [1.0]:
         return " as they ran (made on another kind of CPU, or an accelerator)"
     shown = f"x{scales[0]:.2f}" if len(scales) == 1 else f"x{scales[0]:.2f}-{scales[-1]:.2f}"
-    kind = ("the same kind of CPU, known by its name only (the reference records no CPU identity; two CPUs of one "
-            "name have timed the calibration 1.5 times apart)") if any(e.by_name for e in expected) else \
-        "the same kind of CPU"
-    return f" scaled {shown} by this host's calibration now against theirs, squared on {kind}"
+    text = f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU"
+    if any(e.by_name for e in expected):
+        text += (", known by its name only (the reference records no CPU identity; two CPUs of one name have timed "
+                 "the calibration 1.5 times apart)")
+    return text

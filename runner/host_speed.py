@@ -65,16 +65,15 @@ def same_identity(reference_identity: Optional[Dict[str, Any]]) -> bool:
 
 def same_cpu(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
     """Whether a reference ran on this host's kind of CPU: its identity where both hosts recorded one, else its name
-    (the records of before 2026-12-02 name their CPU only)."""
-    if reference_identity and this_cpu_identity():
-        return same_identity(reference_identity)
-    return bool(reference_cpu) and reference_cpu == this_cpu()
+    (the records of before 2026-12-02 name their CPU only: by_name_only)."""
+    return same_identity(reference_identity) or by_name_only(reference_cpu, reference_identity)
 
 
 def by_name_only(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
-    """Whether a reference counts as this host's kind of CPU (same_cpu) by its name alone, one of the two records
-    naming no identity: two CPUs of one name have timed the calibration 1.5 times apart."""
-    return same_cpu(reference_cpu, reference_identity) and not (reference_identity and this_cpu_identity())
+    """Whether a reference counts as this host's kind of CPU by its name alone, one of the two hosts having recorded
+    no identity: two CPUs of one name have timed the calibration 1.5 times apart."""
+    both_identified = bool(reference_identity and this_cpu_identity())
+    return not both_identified and bool(reference_cpu) and reference_cpu == this_cpu()
 
 
 def slower_by(calibration_s: Optional[float], reference_calibration_s: Optional[float],

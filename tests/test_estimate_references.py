@@ -86,7 +86,7 @@ def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
 
 def test_a_reference_of_this_cpus_name_but_no_identity_is_scaled_and_the_dry_run_says_by_its_name_only(
         tmp_path, monkeypatch):
-    """Two real 2-core guests both named "AMD EPYC", of other families' models (model 1 without AVX-512, model 17
+    """Two real 2-core guests both named "AMD EPYC", two models of one family (model 1 without AVX-512, model 17
     with it): a reference recording no identity (every one made before 2026-12-02) is scaled as of this host's CPU,
     by the name the two share, and the dry run's total says so; with both identities recorded, a reference of the
     other model is taken as it ran."""
