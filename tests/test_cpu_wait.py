@@ -1,5 +1,6 @@
 """A case's `cpu_wait_s`: how long its worker waited for its CPU (harness cpu_wait.py), which a process on that CPU
-raises and the calibration timed before the case does not (its loops fit within one time slice)."""
+raises. The calibration timed before the case is no test of it: beside the same loop it read 0.94-1.0 times its
+alone median on one host and 1.49 times on another (docs/method.md), so only the waits are asserted here."""
 from __future__ import annotations
 
 import os
@@ -31,7 +32,7 @@ def _shares(cases: list[dict]) -> list[float]:
     return [c["cpu_wait_s"] / c["duration_s"] for c in cases if c["duration_s"] > 0.002]
 
 
-def test_a_process_on_the_workers_cpu_shows_in_its_cases_waits_and_not_in_their_calibration(venv_for, tmp_path):
+def test_a_process_on_the_workers_cpu_shows_in_its_cases_waits(venv_for, tmp_path):
     env = venv_for("torch-cpu")
     cpu = max(os.sched_getaffinity(0))
     alone = _run(env, tmp_path, "alone", cpu)
@@ -46,9 +47,6 @@ def test_a_process_on_the_workers_cpu_shows_in_its_cases_waits_and_not_in_their_
     # Alone, a case waits for its CPU a few percent of its wall at most; beside a CPU-bound loop, about half.
     assert statistics.median(_shares(alone)) < 0.1, _shares(alone)
     assert statistics.median(_shares(beside)) > 0.3, _shares(beside)
-    # What the calibration says of the same two runs: about the same speed (the blind spot this field covers)
-    calibration = [statistics.median(c["calibration_s"] for c in run) for run in (alone, beside)]
-    assert calibration[1] < 1.3 * calibration[0], calibration
     # The report lists the repeat that waited, and only it
     listed = latency_tables.waited(load.load([tmp_path]))
     assert list(listed["file"]) == ["beside.jsonl"], listed
