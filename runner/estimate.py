@@ -234,7 +234,8 @@ class History:
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
                       for s, f in zip(found, factors)]
             return Expected(_median_prediction(scaled, functions, want), "reference", scale=statistics.median(factors),
-                            by_name=any(by_name_only(s.get("cpu"), s.get("cpu_identity")) for s in found))
+                            by_name=any(f != 1.0 and by_name_only(s.get("cpu"), s.get("cpu_identity"))
+                                        for s, f in zip(found, factors)))
         return Expected(default(want, functions), "default")
 
 

@@ -105,3 +105,35 @@ def test_a_reference_of_another_cpu_model_is_expected_as_it_ran(monkeypatch, tmp
     as_ran = _cells_within(monkeypatch, history, repeats, cpu)
     squared = _cells_within(monkeypatch, history, repeats, reference_cpu)
     assert as_ran[1] == 6 and as_ran[0] >= 0.8 * as_ran[1] and squared[0] < as_ran[0], (as_ran, squared)
+
+
+ZEN5 = ROOT / "tests" / "data" / "amd-epyc-zen5-eager-2026-12-04" / ARCHIVE
+
+
+def test_a_host_far_quicker_than_a_reference_of_its_cpus_name_is_another_cpu(monkeypatch, tmp_path):
+    """A Zen 5 guest (family 26) names its CPU "AMD EPYC" as the 2026-12-01 reference's host did, which records no
+    identity: matched by that name, it was scaled as the reference's kind at 0.59-0.68 of its calibration, squared,
+    and every cell came out about half its wall. Timing the loop that much quicker than its namesake, it is taken for
+    another CPU, as it ran, and more of its cells come within 25 %. Quicker by an identity that matches, or slower by
+    a name, the ratio is still squared."""
+    repeats = _repeats(ZEN5)
+    assert {s["cpu"] for s in repeats} == {"AMD EPYC"}
+    (tmp_path / "results" / "reference" / "kept").mkdir(parents=True)
+    shutil.copy(AMD, tmp_path / "results" / "reference" / "kept" / ARCHIVE)
+    history = estimate.History(tmp_path / "results", tmp_path / "estimates.json")
+    assert {s["cpu"] for s in history.reference} == {"AMD EPYC"} and not any(s.get("cpu_identity")
+                                                                             for s in history.reference)
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: "AMD EPYC")
+    got = [history.expect_again(s, s["calibration_s"]) for s in repeats]
+    assert {e.scale for e in got} == {1.0} and not any(e.by_name for e in got)
+    as_ran = _cells_within(monkeypatch, history, repeats, "AMD EPYC")
+    monkeypatch.setattr(host_speed, "NAME_ONLY_QUICKEST", 0.0)  # the name taken for the model, as before
+    squared = _cells_within(monkeypatch, history, repeats, "AMD EPYC")
+    assert as_ran[1] == squared[1] == 6 and as_ran[0] > squared[0], (as_ran, squared)
+    monkeypatch.undo()
+    identity = {"vendor": "AuthenticAMD", "family": "25", "model": "17"}
+    monkeypatch.setattr(host_speed, "this_cpu", lambda: "AMD EPYC")
+    monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: identity)
+    assert host_speed.slower_by(150e-6, 220e-6, "AMD EPYC", identity) == pytest.approx((150 / 220) ** 2)
+    assert host_speed.slower_by(150e-6, 220e-6, "AMD EPYC") == 1.0
+    assert host_speed.slower_by(300e-6, 220e-6, "AMD EPYC") == pytest.approx((300 / 220) ** 2)
