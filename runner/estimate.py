@@ -6,12 +6,12 @@ Where the figure comes from, best first:
   cell's caches); its wall is split into its fixed part (start-up, collection, the records: the wall less its
   cases) and each function's cases, so that a run of other functions of the same setup is estimated too;
 - the newest of the reference runs (results/reference/*/records.tar.xz, another machine's records),
-  matched on framework, device, compiler, mode and task, the newest made on this host's CPU identity first; on the
-  kind of CPU the reference ran on (its identity where both hosts recorded one, else its name:
-  runner.host_speed.same_cpu), scaled by this host's calibration against theirs, squared (host_speed.slower_by:
-  the host shared): every case record carries `calibration_s`, the time of a fixed pure-Python workload just before
-  it (harness timing.py); one of another kind of CPU as it ran (that loop's speed does not carry from one CPU to
-  another);
+  matched on framework, device, compiler, mode and task, the newest made on this host's CPU identity first,
+  scaled by this host's calibration against theirs (host_speed.slower_by): every case record carries
+  `calibration_s`, the time of a fixed pure-Python workload just before it (harness timing.py). On the kind of CPU
+  the reference ran on (its identity where both hosts recorded one, else its name) the ratio squared, the host
+  shared; on another kind its square root, that loop's speed carrying only partly from one CPU to another; an
+  accelerator machine's reference, whose records name no CPU, as it ran;
 - else a default per function.
 A repeat of several finished ones is the median of what each predicts. Building an environment is not included.
 
@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Unio
 from portability_harness.compile_caches import REUSED, served
 from portability_harness.protocol import Config
 from runner.archive import ARCHIVE, DAMAGED
-from runner.host_speed import by_name_only, same_identity, slower_by
+from runner.host_speed import same_identity, scaled_by_name, slower_by
 
 # The facts of a header that make two repeats the same setup, for this host's history; the reference runs (another
 # machine, another environment) are matched on the second set only. Either is matched first with, then without,
@@ -63,7 +63,7 @@ class Expected:
     whole_s: Optional[float] = None
     # What a reference run's walls were multiplied by (host_speed.slower_by: 1 where taken as they ran)
     scale: Optional[float] = None
-    by_name: bool = False  # scaled as of this host's kind of CPU by its name alone (host_speed.by_name_only)
+    by_name: bool = False  # scaled as of this host's kind of CPU by its name alone (host_speed.scaled_by_name)
 
     @property
     def cut(self) -> bool:
@@ -216,8 +216,8 @@ class History:
             return Expected(_median_prediction(found, functions, want), "this host")
         found = _first_matching(self.reference, want, REFERENCE_KEY)
         # Those made on this host's CPU identity first, however old: their walls scale with the host's speed, where
-        # another CPU's are taken as they ran, and three CPUs' walls lay 0.88-1.19 apart (host_speed). Not by a name
-        # alone: two CPUs of one name timed the calibration 1.5 times apart.
+        # another CPU's follow the loop only partly (host_speed). Not by a name alone: two CPUs of one name timed the
+        # calibration 1.5 times apart.
         found = [s for s in found if same_identity(s.get("cpu_identity"))] or found
         # The newest reference run of the setup only: the curated cases change between runs (an older run of the
         # torch_xla cell held four LBFGS cases killed at the timeout, which no longer happens). A run is its run_id,
@@ -234,8 +234,8 @@ class History:
                            long={n: [t * f for t in ts] for n, ts in s["long"].items()})
                       for s, f in zip(found, factors)]
             return Expected(_median_prediction(scaled, functions, want), "reference", scale=statistics.median(factors),
-                            by_name=any(f != 1.0 and by_name_only(s.get("cpu"), s.get("cpu_identity"))
-                                        for s, f in zip(found, factors)))
+                            by_name=any(scaled_by_name(calibration_s, s["calibration_s"], s.get("cpu"),
+                                                       s.get("cpu_identity")) for s in found))
         return Expected(default(want, functions), "default")
 
 
@@ -361,10 +361,11 @@ def _scaled(expected: List[Expected]) -> str:
     """" scaled x1.4-1.8 ..." or " as they ran ...": what the reference runs' walls were multiplied by."""
     scales = sorted({round(e.scale, 2) for e in expected if e.source == "reference" and e.scale is not None})
     if not scales or scales == [1.0]:
-        return " as they ran (made on another kind of CPU, or an accelerator)"
+        return " as they ran (made on an accelerator machine, whose records name no CPU, or without a calibration)"
     shown = f"x{scales[0]:.2f}" if len(scales) == 1 else f"x{scales[0]:.2f}-{scales[-1]:.2f}"
-    text = f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU"
+    text = (f" scaled {shown} by this host's calibration now against theirs, squared on the same kind of CPU, its "
+            f"square root on another")
     if any(e.by_name for e in expected):
-        text += (", known by its name only (the reference records no CPU identity; two CPUs of one name have timed "
-                 "the calibration 1.5 times apart)")
+        text += ("; the same kind known by its name only (the reference records no CPU identity; two CPUs of one "
+                 "name have timed the calibration 1.5 times apart)")
     return text

@@ -46,17 +46,21 @@ def test_a_reference_run_scaled_by_this_hosts_speed_predicts_each_selection(tmp_
     functions = sorted({c["function"] for c in cases})
     same = history.expect(want, functions, calibration)
     assert same.source == "reference" and same.seconds == pytest.approx(wall)
-    # Twice as slow a host of the reference's CPU model: four times the wall (the ratio squared), as it ran on
-    # another model. Two functions: the fixed part and their cases alone.
+    # Twice as slow a host of the reference's CPU model: four times the wall (the ratio squared); on another model,
+    # the ratio's square root. Two functions: the fixed part and their cases alone.
     slower = history.expect(want, functions, 2 * calibration)
     assert slower.seconds == pytest.approx(4 * wall) and slower.scale == pytest.approx(4)
     monkeypatch.setattr(host_speed, "this_cpu", lambda: "another CPU")
     elsewhere = history.expect(want, functions, 2 * calibration)
-    assert elsewhere.seconds == pytest.approx(wall) and elsewhere.scale == 1.0
+    assert elsewhere.seconds == pytest.approx(2 ** 0.5 * wall) and elsewhere.scale == pytest.approx(2 ** 0.5)
     # The dry run's total says which it was
     assert "1 from reference scaled x4.00 by this host's calibration now" in estimate.describe([slower])
     told = estimate.describe([elsewhere, elsewhere])
-    assert "2 from reference as they ran (made on another kind of CPU, or an accelerator)" in told
+    assert "2 from reference scaled x1.41 by this host's calibration now" in told and "its square root on" in told
+    # Where this host's calibration is unknown, as the reference ran
+    unknown = history.expect(want, functions, None)
+    assert unknown.seconds == pytest.approx(wall) and unknown.scale == 1.0
+    assert "as they ran (made on an accelerator machine" in estimate.describe([unknown])
     monkeypatch.setattr(host_speed, "this_cpu", lambda: header["device_model"])
     two = functions[:2]
     # A case killed at the timeout took the timeout (records of before 2026-11-27 say 0 s).

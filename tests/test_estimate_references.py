@@ -30,8 +30,9 @@ def _archive(into, records):
 
 def test_a_reference_of_this_hosts_cpu_identity_comes_before_a_newer_one_of_another(tmp_path, monkeypatch):
     """The real torch-xla-cpu records of 2026-11-26 as two reference runs: an older one made on this host's CPU
-    identity (its walls scaled by the calibrations' ratio, squared) and a newer one of another identity (taken as it
-    ran). The older is the one expected from, until this host's identity is neither's; then the newest, as before."""
+    identity (its walls scaled by the calibrations' ratio, squared) and a newer one of another identity (by the
+    ratio's square root). The older is the one expected from, until this host's identity is neither's; then the
+    newest, as before."""
     _, records = xla_reference(tmp_path)
     assert records[0]["record"] == "header"
     cpuinfo = (ROOT / "tests" / "data" / "cpuinfo")
@@ -52,10 +53,10 @@ def test_a_reference_of_this_hosts_cpu_identity_comes_before_a_newer_one_of_anot
     assert not on_amd.by_name and "by its name only" not in estimate.describe([on_amd])
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: intel)
     assert estimate.History(results).expect(want, functions, 2 * calibration).scale == pytest.approx(4)  # the newer
-    other = dict(amd, model="17")  # a third kind of CPU: neither reference's, the newest as it ran
+    other = dict(amd, model="17")  # a third kind of CPU: neither reference's, the newest by the square root
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: other)
     elsewhere = estimate.History(results).expect(want, functions, 2 * calibration)
-    assert elsewhere.scale == 1.0 and elsewhere.seconds == pytest.approx(on_amd.seconds / 4)
+    assert elsewhere.scale == pytest.approx(2 ** 0.5) and elsewhere.seconds == pytest.approx(on_amd.seconds / 2 ** 1.5)
 
 
 def test_the_newest_reference_run_of_a_setup_predicts_it(tmp_path):
@@ -111,8 +112,9 @@ def test_a_reference_of_this_cpus_name_but_no_identity_is_scaled_and_the_dry_run
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: model_17)
     named = estimate.History(results).expect(want, functions, 2 * calibration)
     assert named.by_name and named.scale == pytest.approx(4)
-    assert "squared on the same kind of CPU, known by its name only" in estimate.describe([named])
+    assert "squared on the same kind of CPU, its square root on another; the same kind known by its name only" in \
+        estimate.describe([named])
     _archive(results / "reference" / "identified", [dict(header, host_cpu=model_1, started_at="2026-12-03")]
              + records[1:])
     identified = estimate.History(results).expect(want, functions, 2 * calibration)
-    assert not identified.by_name and identified.scale == 1.0
+    assert not identified.by_name and identified.scale == pytest.approx(2 ** 0.5)

@@ -1,4 +1,4 @@
-"""The host's CPU identity (harness host_cpu.py) and what the estimate makes of it (runner host_speed.same_cpu): a
+"""The host's CPU identity (harness host_cpu.py) and what the estimate makes of it (runner host_speed.slower_by): a
 reference's walls are taken at this host's speed, the calibrations' ratio squared, only on the same kind of CPU,
 told by its identity where both records have one and by its name in the records before it."""
 from __future__ import annotations
@@ -52,14 +52,13 @@ def test_one_name_two_cpus_are_told_apart_by_their_identity(monkeypatch):
     monkeypatch.setattr(host_speed, "this_cpu", lambda: "AMD EPYC")
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: amd)
     # Same identity: the host shared, the calibrations' ratio squared
-    assert host_speed.same_cpu("AMD EPYC", amd)
     assert host_speed.slower_by(300e-6, 200e-6, "AMD EPYC", amd) == pytest.approx(2.25)
-    # The same name on another CPU: taken as it ran
-    assert not host_speed.same_cpu("AMD EPYC", wider)
-    assert host_speed.slower_by(300e-6, 200e-6, "AMD EPYC", wider) == 1.0
+    # The same name on another CPU: the ratio's square root
+    assert host_speed.slower_by(300e-6, 200e-6, "AMD EPYC", wider) == pytest.approx(1.5 ** 0.5)
     # A reference whose records name their CPU only (before 2026-12-02): by its name, as before
-    assert host_speed.same_cpu("AMD EPYC", None) and not host_speed.same_cpu("Intel(R) Xeon(R) Processor", None)
+    assert host_speed.scaled_by_name(300e-6, 200e-6, "AMD EPYC", None)
+    assert not host_speed.scaled_by_name(300e-6, 200e-6, "Intel(R) Xeon(R) Processor", None)
     assert host_speed.slower_by(300e-6, 200e-6, "AMD EPYC", None) == pytest.approx(2.25)
     # A host that cannot read its identity (no /proc/cpuinfo) goes by the name too
     monkeypatch.setattr(host_speed, "this_cpu_identity", lambda: None)
-    assert host_speed.same_cpu("AMD EPYC", wider)
+    assert host_speed.scaled_by_name(300e-6, 200e-6, "AMD EPYC", wider)
