@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -30,34 +29,33 @@ RUNS = {
 }
 
 
-def repeats(run: Path) -> list[dict]:
-    with tarfile.open(run / ARCHIVE) as tar:
-        return [s for m in tar if m.name.endswith(".jsonl")
-                for s in [estimate.summarize(tar.extractfile(m).read().splitlines())] if s]
+def cells_within(host: list[dict], history: estimate.History) -> tuple[int, int]:
+    """How many cells of `host` (a run's repeats) `history`'s references expect within 25 %, each repeat at its own
+    calibration, on this host's CPU as host_speed reads it; and how many cells they expect at all."""
+    walls: dict[str, list[float]] = {}
+    for s in host:
+        got = history.expect_again(s, s["calibration_s"])
+        if got.source == "reference":  # a setup the reference runs do not hold is not counted
+            cell = walls.setdefault(f"{s['key']['image']} {s['key']['compiler']}", [0.0, 0.0])
+            cell[0], cell[1] = cell[0] + got.seconds, cell[1] + s["wall_s"]
+    return sum(estimate.within(e, w) for e, w in walls.values()), len(walls)
 
 
 def within(host: list[dict], history: estimate.History, exponent: float) -> tuple[int, int]:
-    """Cells of `host` (a run's repeats) that `history`'s reference expects within 25 %, OTHER_CPU_EXPONENT set to
-    `exponent`, this host's CPU the one `host` ran on."""
+    """cells_within, OTHER_CPU_EXPONENT set to `exponent`, this host's CPU the one `host` ran on."""
     identity = next((s["cpu_identity"] for s in host if s.get("cpu_identity")), None) or {"run": id(host)}
     saved = host_speed.OTHER_CPU_EXPONENT, host_speed.this_cpu, host_speed.this_cpu_identity
     host_speed.OTHER_CPU_EXPONENT = exponent
     host_speed.this_cpu, host_speed.this_cpu_identity = (lambda: host[0]["cpu"]), (lambda: identity)
     try:
-        walls: dict[str, list[float]] = {}
-        for s in host:
-            got = history.expect_again(s, s["calibration_s"])
-            if got.source == "reference":
-                cell = walls.setdefault(s["key"]["image"], [0.0, 0.0])
-                cell[0], cell[1] = cell[0] + got.seconds, cell[1] + s["wall_s"]
+        return cells_within(host, history)
     finally:
         host_speed.OTHER_CPU_EXPONENT, host_speed.this_cpu, host_speed.this_cpu_identity = saved
-    return sum(estimate.within(e, w) for e, w in walls.values()), len(walls)
 
 
 def pairs(exponents: list[float]) -> dict[tuple[str, str], list[tuple[int, int]]]:
     """(host, reference) -> the cells within 25 % and the cells expected, per exponent."""
-    kept = {name: repeats(run) for name, run in RUNS.items()}
+    kept = {name: estimate.summarize_archive(run / ARCHIVE) for name, run in RUNS.items()}
     found = {}
     with tempfile.TemporaryDirectory() as tmp:
         for ref_name, ref_run in RUNS.items():

@@ -312,6 +312,11 @@ def _within_a_day(s: Dict[str, Any], newest: Dict[str, Any]) -> bool:
         return False
 
 
+def summarize_archive(path: Path) -> List[Dict[str, Any]]:
+    """The finished repeats of a kept run (its records.tar.xz), summarized: what History reads of a reference."""
+    return [s for s in map(summarize, _tar_members(path)) if s]
+
+
 def _tar_members(path: Path) -> Iterator[List[bytes]]:
     with tarfile.open(path) as tar:
         for member in tar:

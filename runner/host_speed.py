@@ -71,18 +71,14 @@ def same_identity(reference_identity: Optional[Dict[str, Any]]) -> bool:
     return bool(reference_identity) and reference_identity == this_cpu_identity()
 
 
-def by_name_only(reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
-    """Whether a reference counts as this host's kind of CPU by its name alone, one of the two hosts having recorded
-    no identity: two CPUs of one name have timed the calibration 1.5 times apart."""
-    both_identified = bool(reference_identity and this_cpu_identity())
-    return not both_identified and bool(reference_cpu) and reference_cpu == this_cpu()
-
-
 def scaled_by_name(calibration_s: Optional[float], reference_calibration_s: Optional[float],
                    reference_cpu: Optional[str], reference_identity: Optional[Dict[str, Any]]) -> bool:
-    """Whether a reference is scaled as of this host's kind of CPU by its CPU's name alone (by_name_only), this host
-    not so much quicker than it (NAME_ONLY_QUICKEST) as to be another CPU of that name."""
-    return (by_name_only(reference_cpu, reference_identity) and bool(calibration_s and reference_calibration_s)
+    """Whether a reference is scaled as of this host's kind of CPU by its CPU's name alone: one of the two hosts
+    recorded no identity, the names agree, and this host is not so much quicker (NAME_ONLY_QUICKEST) as to be another
+    CPU of that name (two CPUs of one name have timed the calibration 1.5 times apart)."""
+    both_identified = bool(reference_identity and this_cpu_identity())
+    return (not both_identified and bool(reference_cpu) and reference_cpu == this_cpu()
+            and bool(calibration_s and reference_calibration_s)
             and calibration_s / reference_calibration_s >= NAME_ONLY_QUICKEST)
 
 

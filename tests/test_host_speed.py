@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import tarfile
-from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -41,13 +39,10 @@ def test_the_calibration_now_is_the_host_undisturbed_over_seconds(monkeypatch, t
 
 
 REFERENCE = ROOT / "results" / "reference"
-
-
-def _repeats(archive: Path) -> list[dict]:
-    """The finished repeats of a kept run (a reference's records.tar.xz), summarized as the estimate reads them."""
-    with tarfile.open(archive) as tar:
-        return [s for m in tar if m.name.endswith(".jsonl")
-                for s in [estimate.summarize(tar.extractfile(m).read().splitlines())] if s]
+# benchmarks/cross_cpu_scaling.py, which expects kept runs from each other's references (not a package: by its path)
+_spec = importlib.util.spec_from_file_location("cross_cpu_scaling", ROOT / "benchmarks" / "cross_cpu_scaling.py")
+CROSS_CPU = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CROSS_CPU)
 
 
 def test_on_the_references_cpu_a_slower_calibration_is_expected_squared(monkeypatch, tmp_path):
@@ -55,7 +50,7 @@ def test_on_the_references_cpu_a_slower_calibration_is_expected_squared(monkeypa
     work: the cases slow more than the loop does), one of another CPU model as it ran. Squared is what the
     real runs say: the 2026-11-27 run (a day of bursts) expected from the calm 2026-11-28 one, at each repeat's own
     calibration, comes within 25 % for more of its cells squared than as they ran."""
-    bursty = _repeats(REFERENCE / "matrix-cpu-2026-11-27" / ARCHIVE)
+    bursty = estimate.summarize_archive(REFERENCE / "matrix-cpu-2026-11-27" / ARCHIVE)
     cpu = {s["cpu"] for s in bursty}
     assert len(cpu) == 1 and None not in cpu  # the CPU model is kept for the CPU cells, one machine's
     (tmp_path / "results" / "reference" / "calm").mkdir(parents=True)
@@ -72,17 +67,9 @@ def test_on_the_references_cpu_a_slower_calibration_is_expected_squared(monkeypa
 
 
 def _cells_within(monkeypatch, history: estimate.History, repeats: list[dict], this_cpu: str) -> tuple[int, int]:
-    """How many of the cells of `repeats` the references of `history` expect within 25 %, on a host whose CPU
-    model is `this_cpu` and whose calibration is each repeat's own; and how many cells they expect at all."""
+    """The benchmark's cells_within on a host whose CPU model is `this_cpu`."""
     monkeypatch.setattr(host_speed, "this_cpu", lambda: this_cpu)
-    walls: dict[str, list[float]] = {}
-    for s in repeats:
-        got = history.expect_again(s, s["calibration_s"])
-        if got.source != "reference":
-            continue  # a setup the reference runs do not hold
-        cell = walls.setdefault(f"{s['key']['image']} {s['key']['compiler']}", [0.0, 0.0])
-        cell[0], cell[1] = cell[0] + got.seconds, cell[1] + s["wall_s"]
-    return sum(estimate.within(e, w) for e, w in walls.values()), len(walls)
+    return CROSS_CPU.cells_within(repeats, history)
 
 
 AMD = REFERENCE / "matrix-cpu-eager-2026-12-01" / ARCHIVE
@@ -94,12 +81,9 @@ def test_a_reference_of_another_cpu_model_is_scaled_by_the_ratios_square_root():
     (two references, two runs kept as test data), each expected from each other's by the runner's rule
     (benchmarks/cross_cpu_scaling.py), come within 25 % for more cells with the ratio's square root on another
     model than taken as they ran, by the ratio itself, or squared."""
-    spec = importlib.util.spec_from_file_location("cross_cpu_scaling", ROOT / "benchmarks" / "cross_cpu_scaling.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
     exponents = [0.0, host_speed.OTHER_CPU_EXPONENT, 1.0, 2.0]
     assert exponents[1] == 0.5
-    found = bench.pairs(exponents)
+    found = CROSS_CPU.pairs(exponents)
     assert len(found) == 12 and all(of >= 5 for counts in found.values() for _, of in counts)
     totals = [sum(counts[i][0] for counts in found.values()) for i in range(len(exponents))]
     assert totals[1] > max(totals[0], totals[2], totals[3]), totals
@@ -113,7 +97,7 @@ def test_a_host_far_quicker_than_a_reference_of_its_cpus_name_is_another_cpu(mon
     and every cell came out about half its wall. Timing the loop that much quicker than its namesake, it is taken for
     another CPU, and more of its cells come within 25 %. Quicker by an identity that matches, or slower by a name,
     the ratio is still squared."""
-    repeats = _repeats(ZEN5)
+    repeats = estimate.summarize_archive(ZEN5)
     assert {s["cpu"] for s in repeats} == {"AMD EPYC"}
     (tmp_path / "results" / "reference" / "kept").mkdir(parents=True)
     shutil.copy(AMD, tmp_path / "results" / "reference" / "kept" / ARCHIVE)
