@@ -8,11 +8,16 @@ import json
 import lzma
 import os
 import tarfile
+import tempfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Dict, Iterator, List
 
 from portability_harness.records import store
+
+from runner.errors import UserError
 
 ARCHIVE = "records.tar.xz"
 # What reading a damaged archive raises: a TarError or OSError where its header or members are wrong, EOFError where
@@ -65,6 +70,49 @@ def keep(run: Path, dest: Path, log_max_bytes: int = LOG_MAX_BYTES) -> Kept:
         raise
     os.replace(partial, out.path)
     return out
+
+
+def archived(folder: Path) -> bool:
+    """A folder kept as results/reference/ keeps one: its records in the ARCHIVE, none beside it."""
+    return folder.is_dir() and (folder / ARCHIVE).is_file() and not any(folder.glob("*.jsonl"))
+
+
+def unpack(folder: Path, scratch: Path) -> Path:
+    """The folder's ARCHIVE unpacked into `scratch` (made if need be), which is returned; raises one of DAMAGED."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(folder / ARCHIVE) as tar:
+        tar.extractall(scratch, filter="data")  # "data": no member is written outside scratch, none as a link out
+    return scratch
+
+
+@dataclass
+class Readable:
+    paths: List[Path]  # what a reader of records reads in place of the paths it was given
+    kept: Dict[Path, Path] = field(default_factory=dict)  # an unpacked archive's folder -> the kept folder it is of
+
+    def named(self, note: str) -> str:
+        """A note about a file of an unpacked archive names it as FOLDER/records.tar.xz: NAME."""
+        for unpacked, folder in self.kept.items():
+            note = note.replace(f"{unpacked}/", f"{folder / ARCHIVE}: ")
+        return note
+
+
+@contextmanager
+def readable(paths: List[Path]) -> Iterator[Readable]:
+    """`paths` with each kept folder's archive unpacked into a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="records-") as tmp:
+        out = Readable([])
+        for i, path in enumerate(paths):
+            if not archived(path):
+                out.paths.append(path)
+                continue
+            try:
+                out.paths.append(unpack(path, Path(tmp) / str(i)))
+            except DAMAGED as e:
+                raise UserError(f"{path / ARCHIVE} cannot be unpacked ({e}); keep the run again with `runner keep`, "
+                                "or pass the run's own results folder") from None
+            out.kept[out.paths[-1]] = path
+        yield out
 
 
 def _without_raw(path: Path, left_out: list[str]) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import closing
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from portability_harness import declared
 from portability_harness.protocol import Notice
@@ -22,6 +22,9 @@ from runner import backends
 from runner.errors import UserError
 from runner.plan import Options, plan
 from runner.project import Project
+
+if TYPE_CHECKING:
+    from runner.report.load import Results
 
 SHIPPED = Path(__file__).parent / "report" / "data" / "declared"  # the tables of the 2023 pins, kept in the package
 FOLDER = "declared"  # under results/
@@ -32,10 +35,10 @@ def folders(results: Optional[Path]) -> list[Path]:
     return [p for p in ((results / FOLDER) if results else None, SHIPPED) if p is not None]
 
 
-def report_folders(sources: list[Path]) -> list[Path]:
+def report_folders(results: Results) -> list[Path]:
     """Where a report looks for tables: each results source's declared/ folder and its parent's (a run folder
-    beside the shared results/declared/), then the shipped ones."""
-    return [p for s in sources for p in (s / FOLDER, s.parent / FOLDER)] + [SHIPPED]
+    beside the shared results/declared/), a kept folder's beside its archive, then the shipped ones."""
+    return [p for s in [*results.sources, *results.kept.values()] for p in (s / FOLDER, s.parent / FOLDER)] + [SHIPPED]
 
 
 def table_for(framework: str, version: str, where: list[Path]) -> Optional[dict]:

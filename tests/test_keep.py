@@ -78,3 +78,30 @@ def test_a_damaged_record_stops_the_keep_and_a_torn_last_line_is_named(tmp_path,
     path.write_bytes(b"\n".join(lines[:1] + [b"{damaged"] + lines[1:]) + b"\n")
     one_line_error(runner_cli("keep", str(run), str(tmp_path / "kept")), path.name, "line 2 is not JSON")
     assert not list((tmp_path / "kept").glob("*"))
+
+
+def test_compare_and_report_read_a_kept_run_as_the_run(tmp_path, runs):
+    """A kept folder (results/reference/ keeps its records in records.tar.xz) compares and reports as the run it was
+    kept from; its own report is never written over, and a damaged archive is one line naming it."""
+    run, other, kept = runs / "torch-current", runs / "torch-paper2023", tmp_path / "kept"
+    assert runner_cli("keep", str(run), str(kept)).returncode == 0
+    (kept / "report.md").write_text("the report published with the run")
+
+    def setups_and_verdicts(a, b):
+        proc = runner_cli("compare", str(a), str(b))
+        assert proc.returncode == 0, proc.stderr
+        # The latency tables differ: a kept case has no raw samples to test, only its statistics
+        text = proc.stdout.split("Latency")[0].replace(str(kept), "RUN").replace(str(run), "RUN")
+        # Words and cells only: a title's centring and the tables' rules follow the folders' names' lengths
+        return [w for w in text.split() if not set(w) <= set("┏━┳┓┃┡╇┩│└─┴┘┼├┤┌┬┐╭╮╰╯")]
+
+    assert setups_and_verdicts(run, kept) == setups_and_verdicts(run, run)
+    kept_first = setups_and_verdicts(kept, other)
+    assert kept_first == setups_and_verdicts(run, other) and kept_first[:5] == ["Setups:", "a", "=", "RUN,", "b"]
+    one_line_error(runner_cli("report", str(kept)), str(kept), "--out")
+    assert (kept / "report.md").read_text() == "the report published with the run"
+    proc = runner_cli("report", str(kept), "--out", str(tmp_path / "new"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"Read from: {kept}." in (tmp_path / "new" / "report.md").read_text()  # not the unpacked folder
+    (kept / ARCHIVE).write_bytes((kept / ARCHIVE).read_bytes()[:2000])  # cut short
+    one_line_error(runner_cli("compare", str(kept), str(run)), str(kept / ARCHIVE), "cannot be unpacked")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from runner import declared, releases
-from runner.archive import ARCHIVE, DAMAGED
+from runner.archive import ARCHIVE, DAMAGED, unpack
 from runner.errors import UserError
 from runner.report import load
 from runner.report.load import Results
@@ -106,8 +105,7 @@ def _read(s: Source, scratch: Path, curated_root: Optional[Path]) -> Source:
 
 def _unpack(s: Source, scratch: Path) -> Optional[Path]:
     try:
-        with tarfile.open(s.path / ARCHIVE) as archive:
-            archive.extractall(scratch, filter="data")
+        unpack(s.path, scratch)
     except DAMAGED as e:
         s.warnings.append(f"{s.name}: {ARCHIVE} cannot be unpacked ({e}); its records are left out")
         return None

@@ -38,11 +38,17 @@ def report(
     # A sweep's folder: its latency change points are tested on the warm samples (which cost memory: about
     # 90 MB more for a 6-release JAX sweep), elsewhere each case's median stands for it.
     sweep = any((p if p.is_dir() else p.parent).joinpath(releases.RECORD).exists() for p in paths)
-    r = load.load(paths, curated_root=root / "curated" if root else None, samples=sweep)
+    if out is None and archive.archived(paths[0]):
+        # A kept folder's report.md and figures are the ones published with it; a new report goes elsewhere.
+        raise UserError(f"{paths[0]} is a kept run (its records in {archive.ARCHIVE}) with its own report; pass "
+                        "--out FOLDER to write a report of its records there")
     target = out or (paths[0] if paths[0].is_dir() else paths[0].parent)
-    md, html, figures = render.write(r, target)
+    with archive.readable(paths) as readable:  # rendered inside: a report reads declared/ tables an archive holds
+        r = load.load(readable.paths, curated_root=root / "curated" if root else None, samples=sweep)
+        r.kept = readable.kept
+        md, html, figures = render.write(r, target)
     for note in r.notes:
-        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]note:[/] {escape(readable.named(note))}", highlight=False, soft_wrap=True)
     console.print(f"report: {md}\n        {html}\nfigures: {len(figures)} in {target / 'figures'}", highlight=False)
 
 
@@ -61,8 +67,8 @@ def _site(paths: List[Path], out: Optional[Path], root: Optional[Path]) -> None:
 
 
 def compare(
-    run_a: Path = typer.Argument(..., help="a results folder (or .jsonl file)"),
-    run_b: Optional[Path] = typer.Argument(None, help="another results folder to compare with"),
+    run_a: Path = typer.Argument(..., help="a results folder, a kept one (its records.tar.xz) or a .jsonl file"),
+    run_b: Optional[Path] = typer.Argument(None, help="another results folder (or kept one) to compare with"),
     baseline: Optional[str] = typer.Option(None, help="compare with published figures instead: paper2023"),
     all_functions: bool = typer.Option(False, "--all", help="list every function compared, not only changes"),
 ) -> None:
@@ -74,8 +80,10 @@ def compare(
         raise UserError("give either a second results folder or --baseline paper2023, not both or neither")
     root = checkout()
     curated_root = root / "curated" if root else None
-    a = load.load([run_a], curated_root=curated_root, samples=run_b is not None)
-    notes = list(a.notes)
+    with archive.readable([run_a] + ([run_b] if run_b is not None else [])) as readable:
+        a = load.load(readable.paths[:1], curated_root=curated_root, samples=run_b is not None)
+        other = load.load(readable.paths[1:], curated_root=curated_root, samples=True) if run_b is not None else None
+    notes = list(a.notes) + (other.notes if other is not None else [])
     if baseline is not None:
         b = baselines.compare(a, baseline)
         console.print(render.rich(b.portability, f"Portability: the study ({baseline}) and this run"))
@@ -84,8 +92,6 @@ def compare(
             console.print(render.rich(b.ratios, "Latency ratio TPU / GPU per function: the study and this run"))
         notes += b.notes
     else:
-        other = load.load([run_b], curated_root=curated_root, samples=True)
-        notes += other.notes
         c = comparing.compare(a, other)
         if c.setups.empty and c.forecast.empty:
             raise UserError(f"{run_a} and {run_b} share no framework and device kind, and neither holds a TPU "
@@ -101,7 +107,7 @@ def compare(
             for line in c.agreement:
                 console.print(escape(line), highlight=False, soft_wrap=True)
     for note in notes:
-        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]note:[/] {escape(readable.named(note))}", highlight=False, soft_wrap=True)
 
 
 def _changes(c: Comparison, run_a: Path, run_b: Path, quick: list[str], all_functions: bool) -> list[str]:

@@ -58,9 +58,17 @@ class Comparison:
 
 
 def _facts(r: Results) -> dict[tuple[str, str], dict[str, str]]:
-    """Per (framework, setup): the header facts of its records, read once."""
-    return {key: {k: tables.joined(rows[k]) for k in (*SETUP_FIELDS, "packages_fingerprint")}
+    """Per (framework, setup): the header facts of its records, read once, and the host CPU's identity."""
+    return {key: {**{k: tables.joined(rows[k]) for k in (*SETUP_FIELDS, "packages_fingerprint")},
+                  "cpu": tables.joined(filter(None, (_cpu(r.headers.get(f)) for f in rows["file"].unique())))}
             for key, rows in r.cases.groupby(["framework", "target"], sort=False)}
+
+
+def _cpu(header: dict | None) -> str:
+    """The CPU a record's host named by family and model (harness host_cpu): two CPUs of one name ("AMD EPYC" of
+    families 25 and 26) timed the same calls 1.3-1.5 times apart, which must not read as a latency change."""
+    cpu = (header or {}).get("host_cpu") or {}
+    return f"family {cpu['family']} model {cpu['model']}" if cpu.get("family") and cpu.get("model") else ""
 
 
 def matches(a: Results, b: Results, fa: dict, fb: dict) -> tuple[list[Match], list[str]]:
@@ -92,9 +100,11 @@ def compare(a: Results, b: Results) -> Comparison:
     shown = ("framework_version", "profile", "mode", "device_model")
     for m in found:
         fa, fb = facts_a[(m.framework, m.a)], facts_b[(m.framework, m.b)]
-        setups.append({"framework": m.framework, "setup": m.label, "a": ", ".join(fa[k] for k in shown),
-                       "b": ", ".join(fb[k] for k in shown),
-                       "changed": ", ".join([*(k for k in SETUP_FIELDS if fa[k] != fb[k]),
+        cpu_changed = bool(fa["cpu"] and fb["cpu"] and fa["cpu"] != fb["cpu"])  # unknown on one side: not a change
+        setups.append({"framework": m.framework, "setup": m.label, **{
+                           side: ", ".join(f[k] for k in shown) + (f" ({f['cpu']})" if f["cpu"] else "")
+                           for side, f in (("a", fa), ("b", fb))},
+                       "changed": ", ".join([*(k for k in SETUP_FIELDS if fa[k] != fb[k]), *(["cpu"] * cpu_changed),
                                             *(["packages"] if _package_changes(a, b, fa, fb) else [])]) or "nothing"})
         packages += [{"framework": m.framework, "setup": m.label, **row} for row in _package_changes(a, b, fa, fb)]
         verdicts.append(_verdict_changes(va, vb, m, a.cut_short, b.cut_short))

@@ -20,7 +20,7 @@ def declared_anchor(framework: str, target: str, cell: str) -> str:
 def section(r: Results) -> Section:
     from runner import declared
 
-    cases = declared_vs_measured.declared_cases(r, declared.report_folders(r.sources))
+    cases = declared_vs_measured.declared_cases(r, declared.report_folders(r))
     summary = declared_vs_measured.declared_summary(cases, r)
     blocks: list[Block] = [
         "What each framework version declares its device supports (its own registry or test database, read by "

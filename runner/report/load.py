@@ -53,6 +53,12 @@ class Results:
     upstream: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # (framework, target, function, pass) with cases a time budget cut short, without a result (compare: not a change)
     cut_short: set[tuple[str, str, str, str]] = field(default_factory=set)
+    # a source that is a kept run's unpacked archive -> the kept folder (results/reference/<name>) it came from
+    kept: dict[Path, Path] = field(default_factory=dict)
+
+    def shown(self, source: Path) -> Path:
+        """A source as its reader named it: a kept folder, not the temporary one its archive was unpacked into."""
+        return self.kept.get(source, source)
 
     @property
     def quick(self) -> bool:

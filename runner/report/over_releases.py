@@ -36,7 +36,7 @@ def section(r: Results, out: Path) -> Section:
         blocks.append("Not over releases (one release per setup): " + "; ".join(others) + ".")
     summaries = []
     for sweep in found:
-        text, framework_blocks = _framework(sweep, out, declared.report_folders(r.sources))
+        text, framework_blocks = _framework(sweep, out, declared.report_folders(r))
         summaries.append(text)
         blocks += framework_blocks
     return Section(TITLE, blocks, summary="; ".join(summaries) + ".")

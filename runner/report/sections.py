@@ -81,7 +81,7 @@ def build(r: Results, figure_dir: Path) -> list[Section]:
 
 
 def _sources(r: Results) -> Section:
-    blocks: list[Block] = ["Read from: " + ", ".join(str(s) for s in r.sources) + ". The rerun command measures a "
+    blocks: list[Block] = ["Read from: " + ", ".join(str(r.shown(s)) for s in r.sources) + ". The rerun command measures a "
                            "cell again into a new folder, or continues one that did not finish in its own."]
     summary = f"{counted(r.cases['file'].nunique() if not r.cases.empty else 0, 'results file')} read"
     if r.cells:

@@ -31,7 +31,7 @@ def section(r: Results) -> Section:
 
     from runner import declared as declared_tables
 
-    where = declared_tables.report_folders(r.sources)
+    where = declared_tables.report_folders(r)
     verdicts = tables.function_verdicts(r)
     study = baseline.read("portability")
     study = study[study["device"] == "tpu_v3"].set_index("framework")
