@@ -63,6 +63,28 @@ def test_after_a_sticky_device_error_the_next_case_runs_in_a_new_worker(venv_for
     assert header["build"]["label"].startswith("PyTorch ") and header["build"]["cuda_build"] is False
 
 
+def test_a_failed_call_lets_go_of_what_it_made_before_its_case_ends(venv_for, tmp_path):
+    out = tmp_path / "release.jsonl"
+    events, cases = fault_run(venv_for("torch-cpu"), out, "torch", "test_release.py")
+    case = cases["test_a_call_fails_holding_its_output"]
+    assert case["outcome"] == "failed" and "the call failed after making its output" in case["message"], case
+    assert case["released"] is True, case  # held by the failure's frames, it would live on into the next case
+    assert not any(e["event"] == "restart" for e in events), events
+
+
+def test_a_case_that_meets_an_error_an_earlier_case_left_runs_again_first_in_a_new_worker(venv_for, tmp_path):
+    out = tmp_path / "inherited.jsonl"
+    events, cases = fault_run(venv_for("torch-cpu"), out, "torch", "test_inherited.py")
+    # Not in the order run: the first worker met the inherited error after test_normal_1 and left it unrecorded.
+    order = sorted(cases, key=lambda name: cases[name]["began_at"])
+    assert order == ["test_normal_1", "test_inherited_error", "test_normal_2", "test_normal_3"], order
+    assert {c["outcome"] for c in cases.values()} == {"passed"}, cases  # each once, its own outcome
+    assert cases["test_normal_1"]["pid"] != cases["test_inherited_error"]["pid"] == cases["test_normal_2"]["pid"]
+    (restart,) = [e for e in events if e["event"] == "restart"]
+    assert "an earlier case left" in restart["reason"], restart
+    assert len(store.read(str(out)).cases) == 4
+
+
 def test_reading_declared_support_in_a_worker_leaves_jax_as_it_was(venv_for, tmp_path):
     out = tmp_path / "state.jsonl"
     _, cases = fault_run(venv_for("jax-cpu"), out, "jax", "test_state.py")

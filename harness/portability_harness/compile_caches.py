@@ -20,8 +20,8 @@ So each repeat's supervisor points these at a folder its workers (a replacement 
 The workers' TMPDIR is in it too: TorchInductor puts its precompiled C++ headers under the temporary folder
 whatever its cache variable says (and a case's own temporary files go with the folder). So is the framework's
 declared-support table, which the classifier reads at a worker's first support failure: the first worker to read it
-saves it there and a replacement loads it (reading torch's OpInfo database took 7-9 s a worker, and torch-xla-cpu
-replaces its worker about 22 times a repeat, after each sticky torch_xla error).
+saves it there and a replacement loads it (reading torch's OpInfo database took 7-9 s a worker; torch-xla-cpu
+replaced its worker 22 times a repeat until a failed call's frames were let go, and about 5 times since).
 """
 from __future__ import annotations
 

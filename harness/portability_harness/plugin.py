@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import time
+import traceback
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -20,11 +21,10 @@ from portability_harness import classify as clf
 from portability_harness import backward as gradients
 from portability_harness import case_kinds, device_state, divergence, processes, run_order, tpu_model
 from portability_harness.case_state import CaseState
-from portability_harness.catalog import module_function
 from portability_harness.protocol import DUMP_SIGNAL, ENV_CONFIG, Config, Plan, Start
 from portability_harness.timing import calibrate, measure
 from portability_harness.worker import Worker
-from portability_harness.worker_process import RETIRED
+from portability_harness.worker_process import RERUN, RETIRED
 
 _MISSING_PREFIX = "missing_api: "
 
@@ -121,19 +121,8 @@ _STATE = pytest.StashKey[CaseState]()
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     """A module that cannot be imported is recorded as one failed case, so it is never silently lost."""
     w = _worker
-    if w is None or not report.failed or w.case_id(report.nodeid) in w.done:
-        return
-    path = os.path.join(w.root, report.nodeid.split("::")[0])
-    function = module_function(path) or report.nodeid
-    if not w.selected(function):
-        return
-    text = str(report.longrepr)
-    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    last = errors[-1] if errors else text.strip().splitlines()[-1]
-    match = re.match(r"([\w.]+?)(?::\s*(.*))?$", last)
-    chain = [(match.group(1).split(".")[-1], match.group(2) or "")] if match else [("Error", last)]
-    w.write_case(function=function, module=report.nodeid.split("::")[0], case_id=report.nodeid, params={},
-                 outcome="failed", message=last, **w.category(report.nodeid, chain, True))
+    if w is not None and report.failed and w.case_id(report.nodeid) not in w.done:
+        w.record_import_failure(report.nodeid, str(report.longrepr))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -145,6 +134,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         return
     state = item.stash[_STATE]
     w.emit(Start(case_id=state.case_id, function=state.function))
+    w.begun += 1
     state.began_at = time.time()
     state.mark("start")
     # The processes running before the case: those the last case left (nothing starts any between cases).
@@ -181,6 +171,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         fields["tpu"] = tpu_model.forecast(outcome, fields.get("category"), message, state.gaps, state.risk,
                                            state.ops, state.stage, state.fallback,
                                            w.adapter.failure_reason(state.chain) if outcome == "failed" else None)
+    unusable = w.unusable_after(outcome, message)
+    if unusable == RERUN:
+        w.leave(RERUN)  # not this case's own error: unrecorded, the next worker runs it first
     params = {k: _param_text(v) for k, v in getattr(getattr(item, "callspec", None), "params", {}).items()}
     phases = state.phases()
     w.write_case(
@@ -204,11 +197,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
         began_at=state.began_at,
         **{**state.extra, **fields},
     )
-    if outcome == "failed" and clf.STICKY.search(message or ""):
+    if unusable == RETIRED:
         # The record is in the file; the process's device context is not usable any more. The supervisor
         # starts a new worker, which skips every recorded case as a resumed run does.
-        w.writer.sync()
-        os._exit(RETIRED)
+        w.leave(RETIRED)
 
 
 def _started_processes() -> set:
@@ -267,6 +259,11 @@ def pytest_runtest_call(item: pytest.Item):
     with w.adapter.scope():
         try:
             result = yield
+            if result.excinfo is not None:
+                # A failed call's frames hold what it made, and pytest keeps them (sys.last_value) until the next
+                # case: on torch_xla, a tensor whose graph failed to run fails every sync while it lives ("Check
+                # failed: tensor_data"), the one below included, whose error would replace the case's own.
+                traceback.clear_frames(result.excinfo[2])
             # An asynchronous device error lands on the case that caused it, not on the next one (raised here, it
             # fails this case's call).
             w.adapter.synchronize()

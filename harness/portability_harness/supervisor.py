@@ -29,7 +29,7 @@ from portability_harness.errors import HarnessError, write_error
 from portability_harness.protocol import (ENV_CONFIG, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished, Notice, Plan, Restart, Start, decode)
 from portability_harness.records import schema, store
-from portability_harness.worker_process import (Spawned, WorkerEnd, describe_exit, discard_spare, dump_stacks,
+from portability_harness.worker_process import (RERUN, Spawned, WorkerEnd, describe_exit, discard_spare, dump_stacks,
                                                 kill_session, log_tail, pytest_command, tell_to_go)
 
 # A case past the per-case timeout is sent protocol.DUMP_SIGNAL (the worker's faulthandler writes every thread's
@@ -137,7 +137,9 @@ class Supervisor:
                     return Exit.OK
                 if self.budget.stopped_worker:  # (a worker started past the budget is stopped at once)
                     return self.cut_short(end.in_flight, restarts)
-                if end.in_flight is not None:
+                if end.in_flight is not None and end.returncode == RERUN:
+                    pass  # the case meets the next worker first (worker_process.RERUN)
+                elif end.in_flight is not None:
                     self.record_lost_case(end)
                     self.keep_spare = self.spare_allowed()
                 elif not end.progressed:

@@ -22,12 +22,12 @@ import pytest
 import portability_harness
 from portability_harness import classify as clf
 from portability_harness import compile_caches, declared, divergence, environment, host_cpu, processes
-from portability_harness.catalog import curated, usage_by_name
+from portability_harness.catalog import curated, module_function, usage_by_name
 from portability_harness.errors import write_error
 from portability_harness.frameworks import DeviceUnavailable, adapter_for
 from portability_harness.protocol import (ENV_DECLARED, ENV_EVENTS_FD, ENV_GO_FD, ENV_WORKER_CPUS, CaseEnd, Config,
                                           Emitter, Error, Exit, Finished)
-from portability_harness.worker_process import log_lines
+from portability_harness.worker_process import RERUN, RETIRED, log_lines
 from portability_harness.records import schema, store
 from portability_harness.timing import Policy
 
@@ -59,6 +59,7 @@ class Worker:
         self.session: Optional[pytest.Session] = None  # set when the session has ended and been reported
         # Whether a first call may have been served by a cache an earlier repeat of the cell filled (compile_caches)
         self.cold_cached = compile_caches.policy(cfg) == compile_caches.REUSED
+        self.begun = 0  # cases this process has started
 
     def wait_for_turn(self) -> None:
         """A spare worker, started while another still runs (or before its repeat's run: stand_by), waits here
@@ -215,6 +216,35 @@ class Worker:
 
     def selected(self, function: str) -> bool:
         return not self.cfg.functions or any(fnmatch.fnmatchcase(function, p) for p in self.cfg.functions)
+
+    def record_import_failure(self, nodeid: str, text: str) -> None:
+        """A curated module that cannot be imported (pytest's collect report: its `nodeid` and the text of its
+        longrepr), recorded as one failed case, so that it is never silently lost."""
+        path = os.path.join(self.root, nodeid.split("::")[0])
+        function = module_function(path) or nodeid
+        if not self.selected(function):
+            return
+        errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+        last = errors[-1] if errors else text.strip().splitlines()[-1]
+        match = re.match(r"([\w.]+?)(?::\s*(.*))?$", last)
+        chain = [(match.group(1).split(".")[-1], match.group(2) or "")] if match else [("Error", last)]
+        self.write_case(function=function, module=nodeid.split("::")[0], case_id=nodeid, params={},
+                        outcome="failed", message=last, **self.category(nodeid, chain, True))
+
+    def unusable_after(self, outcome: str, message: Optional[str]) -> Optional[int]:
+        """How a case's failure leaves this process, where it leaves it unusable: RERUN (the error is one an earlier
+        case left in it, classify.INHERITED, met after other cases here: the worker ends before the record, and the
+        next one runs the case again, first), RETIRED (a sticky device error: the worker ends after the record)."""
+        if outcome != "failed" or not message:
+            return None
+        if self.begun > 1 and clf.INHERITED.search(message):
+            return RERUN
+        return RETIRED if clf.STICKY.search(message) else None
+
+    def leave(self, code: int) -> None:
+        """End the worker with `code` (worker_process's RERUN or RETIRED), its records on the disk."""
+        self.writer.sync()
+        os._exit(code)
 
     def write_case(self, **fields: Any) -> None:
         rec = schema.case(**fields)

@@ -86,6 +86,9 @@ def tell_to_go(spare: Optional[Spawned]) -> Optional[Spawned]:
 
 # A worker exits with this after recording a case whose error leaves the device unusable (classify.STICKY).
 RETIRED = 75
+# A worker exits with this, the case unrecorded, where a case met an error that an earlier case's failure left in the
+# process (classify.INHERITED): the next worker runs it again, first.
+RERUN = 76
 
 
 def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limit_mb: Optional[int] = None) -> str:
@@ -102,6 +105,9 @@ def describe_exit(end: WorkerEnd, timeout_s: Optional[float] = None, memory_limi
         return f"the worker died with {name}"
     if end.returncode == RETIRED:
         return "the last case left the device unusable (a sticky device error); a new worker takes the next case"
+    if end.returncode == RERUN:
+        return ("the case met an error an earlier case left in the process (torch_xla's lost tensor data); a new "
+                "worker runs it again")
     return f"the worker exited with status {end.returncode}"
 
 

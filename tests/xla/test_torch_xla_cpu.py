@@ -26,45 +26,53 @@ def test_an_op_xla_cannot_lower_runs_on_the_cpu_and_is_a_fallback_with_its_name(
     assert argsort and not any((c["fallback"] or {}).get("ops") and c["outcome"] == "passed" for c in argsort)
 
 
-STICKY = '''
+FAILED_LOWERING = '''
+    import os
+
     import pytest
     import torch
 
     pytestmark = pytest.mark.function("torch.linalg.matrix_rank")
 
 
-    def test_complex(bench, device):
+    def test_complex(bench, device, record_fields):
+        record_fields["pid"] = os.getpid()
         a = torch.randn(3, 3, dtype=torch.complex64, generator=torch.Generator().manual_seed(0)).to(device)
         assert int(bench(torch.linalg.matrix_rank, a).cpu()) == 3
 
 
     @pytest.mark.parametrize("n", range(6))
-    def test_real_after(bench, device, n):
+    def test_real_after(bench, device, record_fields, n):
+        record_fields["pid"] = os.getpid()
         a = torch.eye(3 + n).to(device)
         assert int(bench(torch.linalg.matrix_rank, a).cpu()) == 3 + n
 '''
 
 
 @pytest.mark.timeout(1800)
-def test_after_torch_xla_loses_its_tensor_data_the_next_cases_run_in_a_new_worker(venv_for, tmp_path):
-    # linalg.matrix_rank on complex inputs fails in torch_xla 2.9 (CPU) with "Check failed: tensor_data", after which
-    # a process's later ops can fail the same way: that case keeps its error, the worker is replaced, the rest pass.
+def test_a_graph_torch_xla_cannot_lower_fails_its_own_case_alone(venv_for, tmp_path):
+    # linalg.matrix_rank on complex inputs: torch_xla 2.9 (CPU) cannot lower the graph's svd. While that graph's output
+    # lived, every later sync of the process failed with "Check failed: tensor_data": the sync after the case's call
+    # recorded that instead of the lowering error, and the worker was replaced (19 times a torch-xla-cpu repeat).
+    # The harness lets a failed call's frames go: the case keeps torch_xla's own error, and the same worker runs the
+    # cases after it, which pass.
     import textwrap
 
     curated = tmp_path / "curated"
     (curated / "torch").mkdir(parents=True)
-    (curated / "torch" / "test_sticky_rank.py").write_text(textwrap.dedent(STICKY))
-    out = tmp_path / "sticky.jsonl"
+    (curated / "torch" / "test_failed_lowering.py").write_text(textwrap.dedent(FAILED_LOWERING))
+    out = tmp_path / "lowering.jsonl"
     code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
                                                              curated=curated), timeout=1700)
     assert code == 0, events
     cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
-    assert "tensor_data" in cases["test_complex"]["message"], cases["test_complex"]
-    # The worker that lost its tensor data is retired at once (in a full pass, the cases after it in the same
-    # process failed with the same message: 87 of 129 failures in a 408-case xla-cpu run before this).
-    assert any(e["event"] == "restart" for e in events), events
+    complex_case = cases["test_complex"]
+    assert complex_case["outcome"] == "failed", complex_case
+    assert "Error while lowering" in complex_case["message"] and "aten::svd" in complex_case["message"], complex_case
+    assert not any(e["event"] == "restart" for e in events), events
     later = [c for name, c in cases.items() if name.startswith("test_real_after")]
     assert len(later) == 6 and {c["outcome"] for c in later} == {"passed"}, later
+    assert {c["pid"] for c in later} == {complex_case["pid"]}
 
 
 def test_with_torch_xla_installed_pytorch_declares_its_tpu_ops(tmp_path):

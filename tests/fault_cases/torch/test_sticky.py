@@ -5,19 +5,13 @@ tests/test_isolation.py."""
 import os
 
 import pytest
-import torch
+from _support import normal_add
 
 pytestmark = pytest.mark.function("torch.add", decile=100, top20=True)
 
 
-def _normal(bench, device, record_fields):
-    record_fields["pid"] = os.getpid()
-    x = torch.arange(6, dtype=torch.float32, device=device)
-    assert torch.equal(bench(torch.add, x, x).cpu(), torch.arange(6, dtype=torch.float32) * 2)
-
-
 def test_normal_before(bench, device, record_fields):
-    _normal(bench, device, record_fields)
+    normal_add(bench, device, record_fields)
 
 
 def test_sticky_error(bench, device, record_fields):
@@ -27,4 +21,4 @@ def test_sticky_error(bench, device, record_fields):
 
 
 def test_normal_after(bench, device, record_fields):
-    _normal(bench, device, record_fields)
+    normal_add(bench, device, record_fields)
