@@ -137,9 +137,7 @@ class Supervisor:
                     return Exit.OK
                 if self.budget.stopped_worker:  # (a worker started past the budget is stopped at once)
                     return self.cut_short(end.in_flight, restarts)
-                if end.in_flight is not None and end.returncode == RERUN:
-                    pass  # the case meets the next worker first (worker_process.RERUN)
-                elif end.in_flight is not None:
+                if end.in_flight is not None and end.returncode != RERUN:  # (RERUN: the next worker runs it)
                     self.record_lost_case(end)
                     self.keep_spare = self.spare_allowed()
                 elif not end.progressed:
