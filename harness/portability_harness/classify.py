@@ -68,9 +68,10 @@ _RULES: List[Tuple[str, re.Pattern]] = [
 
 # Errors a process shows only after an earlier failure left it so, not the failing case's own: torch_xla's, for a
 # tensor whose graph failed to run and that something still holds (its later syncs, and ops on that tensor, fail so).
-# The plugin lets a failed call's frames go (plugin.pytest_runtest_call); what holds such a tensor otherwise was not
-# found (2 of 1,837 torch-xla-cpu cases met it, after 96 and 484 other cases in their workers). A case that meets it
-# after other cases in its worker is run again, first, in a new one (worker_process.RERUN).
+# The plugin lets a failed call's frames go (plugin.pytest_runtest_call), and syncs after the numerics probe, whose
+# unrun tensors a failing graph of the next case had taken in (tpu_model.probe: 2 of 1,837 torch-xla-cpu cases, each
+# after a conv2d case's probe). A case that meets it after other cases in its worker is still run again, first, in a
+# new one (worker_process.RERUN), should something else leave it.
 INHERITED = re.compile(r"Check failed: (data\(\)->)?tensor_data")
 
 # Errors after which a device context is unusable for the rest of the process (CUDA's sticky errors, an XLA runtime

@@ -270,7 +270,7 @@ def pytest_runtest_call(item: pytest.Item):
             if result.excinfo is None and state.risk_error:
                 state.probing = True  # bench hands the check the output the TPU's arithmetic may give
                 state.risk = tpu_model.probe(item.runtest, state.risk_error, state.risk_causes,
-                                             lambda e: clf.describe(clf.exception_chain(e)))
+                                             lambda e: clf.describe(clf.exception_chain(e)), w.adapter.synchronize)
         finally:
             state.probing = False
             state.mark("called")

@@ -55,9 +55,13 @@ def risk_error(ops: Iterable[Tuple[str, str]], matmuls: Iterable[str],
 
 
 def probe(run_case: Callable[[], None], relative: float, causes: Sequence[str],
-          describe: Callable[[BaseException], str]) -> Optional[str]:
+          describe: Callable[[BaseException], str], settle: Callable[[], None]) -> Optional[str]:
     """Run the case again with its timed call's output moved by `relative` (the case's bench does it while the probe
-    runs): what its check then says, when it refuses, as the numerics risk's reason; None when it accepts."""
+    runs): what its check then says, when it refuses, as the numerics risk's reason; None when it accepts.
+
+    `settle` (the device's sync) then runs what the probe left unrun, here and not in the next case's first sync:
+    there it would be timed with that case, and on torch_xla a graph of that case failing to lower left it without
+    data, which failed every later sync ("Check failed: tensor_data" after a conv2d case's probe)."""
     try:
         run_case()
     except ProbeVoid:
@@ -65,6 +69,11 @@ def probe(run_case: Callable[[], None], relative: float, causes: Sequence[str],
     except Exception as e:  # the case's check, with its own tolerance, refused the output
         return (f"its check refuses an output {relative:.1e} (relative) from the exact one, the TPU's default "
                 f"arithmetic for {', '.join(causes)}: {describe(e)}")
+    finally:
+        try:
+            settle()
+        except Exception:  # the probe's leftovers failing say nothing of the case, as ProbeVoid
+            pass
     return None
 
 

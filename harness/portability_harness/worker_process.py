@@ -17,7 +17,10 @@ from typing import List, Optional, Tuple
 from portability_harness import processes
 from portability_harness.protocol import DUMP_SIGNAL, Error
 
-_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] ")  # "F0000 00:00:1795489553.083221 7347 x.cc:52] ..."
+# A C++ CHECK's fatal line, in glog's format ("F0000 00:00:1795489553.083221 7347 x.cc:52] ...": torch_xla, jaxlib) or
+# in TSL's ("2026-12-07 00:55:29.097412: F external/xla/xla/permutation_util.h:105] ...": XLA inside torch_xla,
+# TensorFlow), where the faulthandler line after it says only "Aborted".
+_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] |\d{4}-\d\d-\d\d [\d:.]+: F \S+:\d+\] ")
 _FAULTHANDLER = re.compile(r"Fatal Python error")
 
 

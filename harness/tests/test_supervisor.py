@@ -52,6 +52,12 @@ WORKER = textwrap.dedent('''
                                  "ss.Fatal Python error: Aborted\\n")
                 sys.stdout.flush()
                 os.abort()
+            if action == "crash-tsl-check":  # XLA's CHECK in TSL's format, as torch_xla 2.9 logged it (Rprop, complex)
+                sys.stdout.write("..F.s.2026-12-07 00:55:29.097412: F external/xla/xla/permutation_util.h:105] "
+                                 "Check failed: p1.size() == p2.size() (3 vs. 2)\\n"
+                                 "Fatal Python error: Aborted\\n")
+                sys.stdout.flush()
+                os.abort()
             if action == "hang":
                 time.sleep(60)
             if action == "error":
@@ -119,6 +125,12 @@ def test_a_crash_is_described_by_the_most_telling_line_of_the_log(tmp_path):
     assert code == Exit.OK
     assert contents.cases[0]["message"] == ("the worker died with SIGABRT: F0000 00:00:1795489553.083221 7347 "
                                             "kernel.cc:52] Check failed: n > 0")
+    (tmp_path / "tsl").mkdir()
+    code, _, contents = supervise(tmp_path / "tsl", {"a": "crash-tsl-check"})
+    assert code == Exit.OK
+    assert contents.cases[0]["message"] == (
+        "the worker died with SIGABRT: 2026-12-07 00:55:29.097412: F external/xla/xla/permutation_util.h:105] "
+        "Check failed: p1.size() == p2.size() (3 vs. 2)")
 
 
 def test_a_hang_past_the_timeout_is_killed_and_recorded_as_timeout(tmp_path):

@@ -59,10 +59,19 @@ def test_the_probe_turns_a_refusing_check_into_a_reason_and_says_nothing_when_th
     def void():
         raise tpu_model.ProbeVoid("the call raised")
 
-    reason = tpu_model.probe(refuses, 2 ** -8, ["MatMul (float32: one bfloat16 pass)"], lambda e: str(e))
+    settled = []
+    reason = tpu_model.probe(refuses, 2 ** -8, ["MatMul (float32: one bfloat16 pass)"], lambda e: str(e),
+                             lambda: settled.append("refused"))
     assert "3.9e-03" in reason and "MatMul" in reason and "not close" in reason
-    assert tpu_model.probe(lambda: None, 2 ** -8, [], str) is None
-    assert tpu_model.probe(void, 2 ** -8, [], str) is None
+    assert tpu_model.probe(lambda: None, 2 ** -8, [], str, lambda: settled.append("accepted")) is None
+    assert tpu_model.probe(void, 2 ** -8, [], str, lambda: settled.append("void")) is None
+    # What the probe left unrun is run after it whatever its check said, and its failing says nothing of the case.
+    assert settled == ["refused", "accepted", "void"]
+
+    def fails_to_sync():
+        raise RuntimeError("Check failed: tensor_data")
+
+    assert tpu_model.probe(lambda: None, 2 ** -8, [], str, fails_to_sync) is None
 
 
 @pytest.mark.parametrize("verdicts, expected", [

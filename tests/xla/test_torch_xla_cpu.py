@@ -75,6 +75,62 @@ def test_a_graph_torch_xla_cannot_lower_fails_its_own_case_alone(venv_for, tmp_p
     assert {c["pid"] for c in later} == {complex_case["pid"]}
 
 
+PROBE_THEN_LOWERING = '''
+    import copy
+    import os
+
+    import pytest
+    import torch
+
+    pytestmark = pytest.mark.function("torch.nn.Linear")
+
+
+    def test_risk_first(bench, device, record_fields):
+        # A float32 matmul checked at assert_close's defaults: the TPU model's probe moves its output by a bfloat16
+        # pass and the check refuses it (numerics risk); the moved output's autograd graph holds unrun tensors.
+        record_fields["pid"] = os.getpid()
+        torch.manual_seed(0)
+        linear, x = torch.nn.Linear(64, 64), torch.randn(8, 64)
+        expected = linear(x).detach()
+        out = bench(copy.deepcopy(linear).to(device), x.to(device))
+        torch.testing.assert_close(out.detach().cpu(), expected)
+
+
+    def test_complex(bench, device, record_fields):
+        record_fields["pid"] = os.getpid()
+        a = torch.randn(3, 3, dtype=torch.complex64, generator=torch.Generator().manual_seed(0)).to(device)
+        assert int(bench(torch.linalg.matrix_rank, a).cpu()) == 3
+'''
+
+
+@pytest.mark.timeout(1800)
+def test_what_the_numerics_probe_leaves_unrun_is_run_before_the_next_case(venv_for, tmp_path):
+    # The numerics probe ran a case again with its output moved and left what its check did not read unrun. The next
+    # case's first sync took it in: timed with that case, and where that case's graph failed to lower (complex svd),
+    # left without data, so the sync after the call failed with "Check failed: tensor_data" and the case was run again
+    # in a new worker (twice a torch-xla-cpu repeat, each after a conv2d case's probe). The harness syncs after the
+    # probe: the case keeps torch_xla's own error in the same worker.
+    import hashlib
+    import textwrap
+
+    curated = tmp_path / "curated"
+    (curated / "torch").mkdir(parents=True)
+    (curated / "torch" / "test_probe_leftover.py").write_text(textwrap.dedent(PROBE_THEN_LOWERING))
+    first, then = (hashlib.sha1(f"torch/test_probe_leftover.py::{n}".encode()).hexdigest() for n in
+                   ("test_risk_first", "test_complex"))
+    assert first < then  # the run order (harness run_order.spread): the probe's case runs first
+    out = tmp_path / "probe.jsonl"
+    code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
+                                                             curated=curated), timeout=1700)
+    assert code == 0, events
+    cases = {c["case_id"].split("::")[1]: c for c in cases_of(out)}
+    risk, complex_case = cases["test_risk_first"], cases["test_complex"]
+    assert risk["outcome"] == "passed" and risk["tpu"]["verdict"] == "numerics_risk", risk
+    assert "Error while lowering" in complex_case["message"] and "aten::svd" in complex_case["message"], complex_case
+    assert not any(e["event"] == "restart" for e in events), events
+    assert complex_case["pid"] == risk["pid"]
+
+
 def test_with_torch_xla_installed_pytorch_declares_its_tpu_ops(tmp_path):
     """`runner declared` in the torch-xla-cpu environment reads which ops torch_xla lowers: ormqr, which the test
     above sees run on the CPU through the fallback, is not declared on tpu; sum is; a Python-level OpInfo (the
