@@ -4,8 +4,8 @@ Lane 0 runs the timing cells one after another, as a run without lanes does. Eac
 time, cells whose product is a verdict rather than a latency: the TPU model's cells (device kind xla-cpu) and a
 census; and, once their first repeat has run in lane 0, the later repeats of compiled CPU cells, which reuse the
 compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side lane runs its verdict
-cells first, then those later repeats, each waiting for its first repeat to end. Which cells' later repeats move is
-the scheduler's choice (runner.scheduler.arrange): by default those that end the run sooner by what each repeat is
+cells first, then those later repeats, each waiting for its first repeat to end, which lane 0 runs before its other
+cells. Which cells' later repeats move is the scheduler's choice (runner.scheduler.arrange): by default those that end the run sooner by what each repeat is
 expected to take; all of them with --cached-beside, none with --no-cached-beside. On the 2-core machine, on a calm
 day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
 what two repeats alone differ by (docs/benchmarks.md, A neighbour in another lane).
@@ -81,9 +81,12 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Co
            ) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
     lanes beside lane 0 in turn, but those whose keys are in `kept`, which run in lane 0 after its timing cells;
-    then the later repeats of the cells whose keys are in `beside` (of `movable`), whose first repeat stays in lane
-    0 (Cell.part), each in the side lane with the fewest cells."""
+    then the later repeats of the cells whose keys are in `beside` (of `movable`), each in the side lane with the
+    fewest cells. Their first repeats stay in lane 0 (Cell.part), ahead of its other cells, so that the side lane
+    can start the later ones while lane 0 goes on: run in the matrix's order, JAX's cold compiled repeat ended lane 0
+    and its cached ones could only have run after it (2026-12-07: lane 1 idle for the last 16 of 64 minutes)."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
+    firsts: list[Cell] = []
     later: list[Cell] = []
     last: list[Cell] = []
     side = 0
@@ -94,11 +97,11 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Co
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
         elif lanes > 1 and cell.key in beside and continued_later(cell):
-            out[0].append(replace(cell, part=(1, 1)))
+            firsts.append(replace(cell, part=(1, 1)))
             later.append(replace(cell, part=(2, cell.planned)))
         else:
             out[0].append(cell)
-    out[0] += last
+    out[0] = firsts + out[0] + last
     for cell in later:
         min(out[1:], key=len).append(cell)
     return out

@@ -84,11 +84,11 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     """The cells of each lane (runner.lanes.assign) and what each repeat is expected to take (expected). Which
     compiled CPU cells run their later repeats beside lane 0: all of them (`cached_beside` True), none (False), or
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
-    ends. (On the 2-core machine: torch.compile's and TensorFlow's, so that the lanes end within minutes of each
-    other; JAX's, whose first repeat ends last, would only make lane 1 the longer.) Then the verdict cells, each
-    kept in lane 0 after its timing cells where that ends the run sooner (lanes.balance). With a time budget (the cells'
-    stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then the second ones, ...), the
-    cells of the others carrying `fits`."""
+    ends. (On the 2-core machine: torch.compile's, TensorFlow's and, where torch-xla-cpu leaves lane 1 the time,
+    JAX's, so that the lanes end within minutes of each other; lanes.assign runs their first repeats first.) Then
+    the verdict cells, each kept in lane 0 after its timing cells where that ends the run sooner (lanes.balance).
+    With a time budget (the cells' stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then
+    the second ones, ...), the cells of the others carrying `fits`."""
     known = sources(project)
 
     def walls_of(by_lane: list[list[Cell]]) -> Walls:  # uncapped: a budget's cut would hide what does not fit
