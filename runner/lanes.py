@@ -5,8 +5,9 @@ time, cells whose product is a verdict rather than a latency: the TPU model's ce
 census; and, once their first repeat has run in lane 0, the later repeats of compiled CPU cells, which reuse the
 compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side lane runs its verdict
 cells first, then those later repeats, each waiting for its first repeat to end, which lane 0 runs before its other
-cells. Which cells' later repeats move is the scheduler's choice (runner.scheduler.arrange): by default those that end the run sooner by what each repeat is
-expected to take; all of them with --cached-beside, none with --no-cached-beside. On the 2-core machine, on a calm
+cells. Which cells' later repeats move is the scheduler's choice (runner.scheduler.arrange): by default those that
+end the run sooner by what each repeat is expected to take; all of them with --cached-beside, none with
+--no-cached-beside. On the 2-core machine, on a calm
 day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
 what two repeats alone differ by (docs/benchmarks.md, A neighbour in another lane).
 

@@ -110,7 +110,8 @@ def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
     minutes.update({("torch-cpu", "eager"): [0.6, 0.5, 0.5], ("torch-cpu", "compiled"): [25.9, 4.7, 4.0],
                     ("tf-cpu", "eager"): [1.8, 1.7, 1.7], ("tf-cpu", "compiled"): [5.9, 4.6, 4.3],
                     ("jax-cpu", "eager"): [6.1, 3.2, 3.1], ("jax-cpu", "compiled"): [7.3, 2.6, 3.2],
-                    ("tf-xla-cpu", "eager"): [1.4], ("jax-xla-cpu", "eager"): [3.1], ("torch-xla-cpu", "eager"): [17.7]})
+                    ("tf-xla-cpu", "eager"): [1.4], ("jax-xla-cpu", "eager"): [3.1],
+                    ("torch-xla-cpu", "eager"): [17.7]})
     main, side = by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
     assert [(c.name, c.part) for c in side if c.part] == [(n, (2, 3)) for n in ("torch-cpu", "tf-cpu", "jax-cpu")]
     assert [(c.name, c.compiler, c.part) for c in main[:3]] == [(n, "compiled", (1, 1))

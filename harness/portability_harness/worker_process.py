@@ -20,7 +20,7 @@ from portability_harness.protocol import DUMP_SIGNAL, Error
 # A C++ CHECK's fatal line, in glog's format ("F0000 00:00:1795489553.083221 7347 x.cc:52] ...": torch_xla, jaxlib) or
 # in TSL's ("2026-12-07 00:55:29.097412: F external/xla/xla/permutation_util.h:105] ...": XLA inside torch_xla,
 # TensorFlow), where the faulthandler line after it says only "Aborted".
-_GLOG_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] |\d{4}-\d\d-\d\d [\d:.]+: F \S+:\d+\] ")
+_CHECK_FATAL = re.compile(r"F\d{4} [\d:. ]+\S+ \S+:\d+\] |\d{4}-\d\d-\d\d [\d:.]+: F \S+:\d+\] ")
 _FAULTHANDLER = re.compile(r"Fatal Python error")
 
 
@@ -130,7 +130,7 @@ def log_tail(log_path: str) -> str:
     the process, as TensorFlow's and XLA's do), else faulthandler's, else the last one."""
     lines = log_lines(log_path)
     # pytest's progress dots run on into the line faulthandler starts: "ss.Fatal Python error: Aborted"
-    for telling in (_GLOG_FATAL, _FAULTHANDLER):
+    for telling in (_CHECK_FATAL, _FAULTHANDLER):
         for line in reversed(lines):
             found = telling.search(line)
             if found:

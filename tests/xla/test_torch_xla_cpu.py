@@ -110,15 +110,16 @@ def test_what_the_numerics_probe_leaves_unrun_is_run_before_the_next_case(venv_f
     # left without data, so the sync after the call failed with "Check failed: tensor_data" and the case was run again
     # in a new worker (twice a torch-xla-cpu repeat, each after a conv2d case's probe). The harness syncs after the
     # probe: the case keeps torch_xla's own error in the same worker.
-    import hashlib
     import textwrap
+
+    from portability_harness.run_order import spread
 
     curated = tmp_path / "curated"
     (curated / "torch").mkdir(parents=True)
     (curated / "torch" / "test_probe_leftover.py").write_text(textwrap.dedent(PROBE_THEN_LOWERING))
-    first, then = (hashlib.sha1(f"torch/test_probe_leftover.py::{n}".encode()).hexdigest() for n in
-                   ("test_risk_first", "test_complex"))
-    assert first < then  # the run order (harness run_order.spread): the probe's case runs first
+    # The run order the worker takes: the probe's case first.
+    order = spread(["test_complex", "test_risk_first"], lambda name: f"torch/test_probe_leftover.py::{name}")
+    assert order == ["test_risk_first", "test_complex"]
     out = tmp_path / "probe.jsonl"
     code, events = harness(venv_for("torch-xla-cpu"), config(out, "torch", device="xla-cpu", quick=True,
                                                              curated=curated), timeout=1700)
