@@ -5,6 +5,7 @@ failure with the divergence recorded; a release without a compiler is one `incom
 from __future__ import annotations
 
 import json
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -72,6 +73,73 @@ def test_torch_compile_fails_jvp_at_trace_and_a_graph_break_is_a_fallback_with_i
         assert c["message"].startswith("ran off the compiler or the device: graph break")
     assert {c["outcome"] for c in compiled["torch.argsort"]} == {"passed"}
     assert all(c["compile_s"] >= c["cold_s"] > 0 for c in compiled["torch.argsort"])  # the first call compiled
+
+
+def test_compiled_float64_adamax_misses_float64s_tolerance_at_its_fourth_step_whatever_the_sample_count(
+        venv_for, tmp_path):
+    # A compiled Adamax step does its bias correction with the float32 step counter (eager reads it as a Python
+    # float): float64 parameters miss assert_close's float64 tolerance after some step counts, the first the 4th.
+    # The check follows every step (StepTrail), so a quick run's six steps fail as a steady run's hundreds do (the
+    # last state alone fails after 4 to 44 steps and passes after more: the next test).
+    eager = run(venv_for, tmp_path, "torch-cpu", "torch", "eager", ["torch.optim.Adamax"])
+    compiled = run(venv_for, tmp_path, "torch-cpu", "torch", "compiled", ["torch.optim.Adamax"])
+    assert {c["outcome"] for c in eager["torch.optim.Adamax"]} == {"passed"}
+    float64 = {c["case_id"]: c for c in compiled["torch.optim.Adamax"] if "[float64-" in c["case_id"]}
+    assert len(float64) == 4
+    for c in float64.values():
+        assert (c["outcome"], c["stage"], c["category"]) == ("failed", "check", "precision"), c
+        assert c["message"].startswith("AssertionError: after step 4 of "), c["message"]
+    others = [c for c in compiled["torch.optim.Adamax"] if c["case_id"] not in float64]
+    assert len(others) == 13 and {c["outcome"] for c in others} <= {"passed", "fallback"}
+
+
+STEPPED = """
+import json, sys
+import torch
+sys.path.insert(0, sys.argv[1])
+from _support import StepTrail, check_replay, optim_params
+from test_adamax import _numpy_adamax
+
+params = optim_params("cpu", torch.float64)
+opt = torch.optim.Adamax(params, lr=1e-1, maximize=True, foreach=True)
+trail, step = StepTrail(opt, params), torch.compile(lambda: opt.step(), backend="inductor")
+
+
+def checked(kept):
+    seen, trail.seen = trail.seen, dict(kept)
+    try:
+        check_replay(None, trail, [1e-1, 1e-1], _numpy_adamax, maximize=True)
+        return "passed"
+    except AssertionError as e:
+        return str(e).splitlines()[0]
+    finally:
+        trail.seen = seen
+
+
+for n in range(1, 201):
+    trail.record()
+    step()
+    print(json.dumps({"steps": n, "last_alone": checked({}), "trail": checked(trail.seen)}))
+"""
+
+
+def test_the_optimizer_check_follows_every_step_so_a_count_where_the_last_state_passes_still_fails(venv_for, tmp_path):
+    # The same float64 Adamax, compiled and stepped 1 to 200 times (upstream's count) by hand: past the 4th step, the
+    # last state alone fails at some counts and passes at others (torch 2.13: 4 to 44 fail), so the sample count
+    # picked the outcome; the trail fails at every one.
+    env = venv_for("torch-cpu")
+    script = tmp_path / "stepped.py"
+    script.write_text(STEPPED)
+    proc = subprocess.run([env.python, str(script), str(CURATED / "torch")], env=env.variables(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert [r["steps"] for r in rows] == list(range(1, 201))
+    assert all(r["trail"] == r["last_alone"] == "passed" for r in rows[:3])
+    for r in rows[3:]:
+        assert r["trail"].startswith(f"after step 4 of {r['steps']}: Tensor-likes are not close"), r
+    alone = {r["last_alone"] == "passed" for r in rows[3:]}
+    assert alone == {True, False}, rows
 
 
 PERTURBED = '''

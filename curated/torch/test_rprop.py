@@ -2,15 +2,16 @@
 
 Parameters follow _test_basic_cases: weight (10, 5) and bias (10,) from randn. The timed call is
 `opt.step` (with fixed gradients, or with a closure that recomputes them). The harness calls step
-several times, so the check reads the step count from the optimizer state and replays that many
-Rprop updates (the documented algorithm: the per-element step size grows by etaplus while the
-gradient keeps its sign, shrinks by etaminus when it flips, and is clamped to step_sizes) in NumPy
-in the parameter dtype, then compares with assert_close's defaults.
+as many times as its sampling needs. The check replays Rprop (the documented algorithm: the
+per-element step size grows by etaplus while the gradient keeps its sign, shrinks by etaminus when
+it flips, and is clamped to step_sizes) in NumPy in the parameter dtype and compares with
+assert_close's defaults: after every step up to upstream's 200 (_support.StepTrail) and after the
+last; the closure case after the last.
 """
 import numpy as np
 import pytest
 import torch
-from _support import check_replay, ids, optim_params, replay_picks
+from _support import StepTrail, check_replay, ids, optim_params, replayed
 
 pytestmark = pytest.mark.function("torch.optim.Rprop", decile=10, top20=False,
                                   backward="an optimizer step: updates the parameters in place under no_grad, no "
@@ -24,22 +25,21 @@ UPSTREAM_TESTS = {
 }
 
 
-def _numpy_rprop(param, steps, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False, grad=None,
-                 grad_fn=None):
-    """Replay `steps` Rprop updates, with a fixed `grad` or one recomputed by `grad_fn(param)`."""
+def _numpy_rprop(param, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False, grad=None, grad_fn=None):
+    """Rprop updates with a fixed `grad` or one recomputed by `grad_fn(param)`: the parameter after each step, for
+    as many steps as are taken."""
     if np.iscomplexobj(param):
-        real_dtype = param.real.dtype
-        complex_dtype = param.dtype
-        p = _numpy_rprop(param.view(real_dtype), steps, lr, etas, step_sizes, maximize,
-                         grad=grad.view(real_dtype))
-        return p.view(complex_dtype)
+        real = param.real.dtype
+        for p in _numpy_rprop(param.view(real), lr, etas, step_sizes, maximize, grad=grad.view(real)):
+            yield p.view(param.dtype)
+        return
     dt = param.dtype.type
     etaminus, etaplus = dt(etas[0]), dt(etas[1])
     lo, hi = dt(step_sizes[0]), dt(step_sizes[1])
     p = param.copy()
     prev = np.zeros_like(p)
     step_size = np.full_like(p, dt(lr))
-    for _ in range(steps):
+    while True:
         g = grad if grad_fn is None else grad_fn(p)
         g = -g if maximize else g.copy()
         s = np.sign(g * prev)
@@ -48,7 +48,7 @@ def _numpy_rprop(param, steps, lr, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maxim
         g = np.where(factor == etaminus, dt(0), g)
         p = p - np.sign(g) * step_size
         prev = g
-    return p
+        yield p
 
 
 # _test_basic_cases(Rprop([weight, bias], lr=2e-4, maximize=..., foreach=...)), and lr=1e-3.
@@ -61,9 +61,9 @@ def test_rprop_basic(bench, device, dtype, lr, maximize, foreach):
     # maximize is passed only when set, so the minimize cases also run where Rprop predates it.
     extra = {"maximize": True} if maximize else {}
     opt = torch.optim.Rprop(params, lr=lr, foreach=foreach, **extra)
-    picks = replay_picks(params)
-    result = bench(opt.step)
-    check_replay(result, opt, params, picks, [lr, lr], _numpy_rprop, maximize=maximize)
+    trail = StepTrail(opt, params)
+    result = bench.with_setup(trail.record, opt.step)
+    check_replay(result, trail, [lr, lr], _numpy_rprop, maximize=maximize)
 
 
 # _test_basic_cases(Rprop(_build_params_dict(weight, bias, lr=1e-2), lr=2e-4)): per-group lr.
@@ -71,9 +71,9 @@ def test_rprop_basic(bench, device, dtype, lr, maximize, foreach):
 def test_rprop_param_groups(bench, device, foreach):
     weight, bias = optim_params(device, torch.float32, seed=1)
     opt = torch.optim.Rprop([{"params": [weight]}, {"params": [bias], "lr": 1e-2}], lr=2e-4, foreach=foreach)
-    picks = replay_picks([weight, bias])
-    result = bench(opt.step)
-    check_replay(result, opt, [weight, bias], picks, [2e-4, 1e-2], _numpy_rprop)
+    trail = StepTrail(opt, [weight, bias])
+    result = bench.with_setup(trail.record, opt.step)
+    check_replay(result, trail, [2e-4, 1e-2], _numpy_rprop)
 
 
 # Non-default etas and step_sizes (optim_inputs_func_rprop): a low step_size_max caps the growth.
@@ -82,9 +82,9 @@ def test_rprop_param_groups(bench, device, foreach):
 def test_rprop_etas_step_sizes(bench, device, etas, step_sizes):
     params = optim_params(device, torch.float64, seed=2)
     opt = torch.optim.Rprop(params, lr=1e-3, etas=etas, step_sizes=step_sizes)
-    picks = replay_picks(params)
-    result = bench(opt.step)
-    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop, etas=etas, step_sizes=step_sizes)
+    trail = StepTrail(opt, params)
+    result = bench.with_setup(trail.record, opt.step)
+    check_replay(result, trail, [1e-3, 1e-3], _numpy_rprop, etas=etas, step_sizes=step_sizes)
 
 
 # _test_complex_2d(Rprop): complex parameters are updated as (real, imag) pairs.
@@ -93,9 +93,9 @@ def test_rprop_etas_step_sizes(bench, device, etas, step_sizes):
 def test_rprop_complex(bench, device, foreach):
     params = optim_params(device, torch.complex64, seed=3)
     opt = torch.optim.Rprop(params, lr=1e-3, foreach=foreach)
-    picks = replay_picks(params)
-    result = bench(opt.step)
-    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop)
+    trail = StepTrail(opt, params)
+    result = bench.with_setup(trail.record, opt.step)
+    check_replay(result, trail, [1e-3, 1e-3], _numpy_rprop)
 
 
 # With a closure that recomputes the gradient of sum(c * (p - t)^2): the gradient flips sign as p
@@ -116,7 +116,7 @@ def test_rprop_closure_quadratic(bench, device):
     result = bench(opt.step, closure)
     torch.testing.assert_close(float(result.detach()), float((scale * (p0 - target) ** 2).sum()))
     steps = int(opt.state[p]["step"])
-    expected = _numpy_rprop(p0, steps, 0.1, grad_fn=lambda q: (scale * 2.0) * (q - target))
+    expected = replayed(_numpy_rprop(p0, 0.1, grad_fn=lambda q: (scale * 2.0) * (q - target)), steps)
     torch.testing.assert_close(p.detach().cpu(), torch.from_numpy(expected))
 
 
@@ -124,6 +124,6 @@ def test_rprop_closure_quadratic(bench, device):
 def test_rprop_large(bench, device):
     params = optim_params(device, torch.float32, seed=5, shapes=((512, 256), (256,)))
     opt = torch.optim.Rprop(params, lr=1e-3)
-    picks = replay_picks(params)
-    result = bench(opt.step)
-    check_replay(result, opt, params, picks, [1e-3, 1e-3], _numpy_rprop)
+    trail = StepTrail(opt, params)
+    result = bench.with_setup(trail.record, opt.step)
+    check_replay(result, trail, [1e-3, 1e-3], _numpy_rprop)
