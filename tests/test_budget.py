@@ -83,6 +83,34 @@ def test_no_lane_that_fits_ends_past_the_budget_and_no_further_repeat_would_fit(
     assert budget.fit(cells, 10 * 3600, _arrange)[0] == _arrange(cells)[0]
 
 
+def test_a_lane_the_budget_cannot_hold_runs_its_cells_shortest_first():
+    # The whole matrix in 15 minutes: lane 0's first repeats alone take 38.6. In the matrix's order, torch eager and
+    # then torch.compile's cold repeat (20.6) take all of it (2026-12-07: TensorFlow's and JAX's cells none); shortest
+    # first, four cells end whole within it, and torch.compile's is the one cut.
+    cells = _cells(("eager", "compiled"))
+    budget_s = 15 * 60
+    by_lane, _ = budget.fit(cells, budget_s, _arrange)
+
+    def whole(lane) -> list[str]:
+        done, clock = [], 0.0
+        for c in lane:
+            clock += sum(e.seconds for e in _walls_of([[c]])[c.part_key])
+            if clock <= budget_s:
+                done.append(f"{c.name}/{c.compiler}")
+        return done
+
+    assert [f"{c.name}/{c.compiler}" for c in by_lane[0]] == [
+        "torch-cpu/eager", "tf-cpu/eager", "tf-cpu/compiled", "jax-cpu/eager", "jax-cpu/compiled",
+        "torch-cpu/compiled"]
+    assert whole(by_lane[0]) == ["torch-cpu/eager", "tf-cpu/eager", "tf-cpu/compiled", "jax-cpu/eager"]
+    in_order = _arrange([replace(c, fits=1) for c in cells], budget_s)[0]
+    assert whole(in_order[0]) == ["torch-cpu/eager"]
+    assert [c.name for c in by_lane[1]] == ["tf-xla-cpu", "jax-xla-cpu", "torch-xla-cpu"]
+    # A lane that fits keeps the matrix's order: 8 minutes of the eager matrix's lane 0 (the first test).
+    eager = budget.fit(_cells(("eager",)), 8 * 60, _arrange)[0]
+    assert [c.name for c in eager[0]] == ["torch-cpu", "tf-cpu", "jax-cpu"]
+
+
 def _dry_run(*args: str) -> dict[str, str]:
     proc = runner_cli("matrix", "--dry-run", "--compiler", "eager", "--skip", "torch-xla-cpu", *args)
     assert proc.returncode == 0, proc.stderr
