@@ -12,7 +12,7 @@ from typing import Callable, List, Optional, Tuple
 
 from runner import estimate
 from runner.cell import Cell
-from runner.lanes import Walls, lane_ends
+from runner.lanes import Walls, lane_ends, wall
 
 
 Arrangement = Tuple[List[List[Cell]], Walls]  # the cells of each lane and what each repeat is expected to take
@@ -56,7 +56,7 @@ def shortest_first(arrangement: Arrangement, budget_s: float) -> Arrangement:
     ordered = []
     for lane, end in zip(by_lane, lane_ends(by_lane, walls)):
         if end > budget_s and not any(c.part for c in lane):
-            lane = sorted(lane, key=lambda c: sum(e.seconds for e in walls.get(c.part_key, [])))
+            lane = sorted(lane, key=lambda c: wall(c, walls))
         ordered.append(lane)
     return ordered, walls
 

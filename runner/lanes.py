@@ -136,6 +136,11 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
     return by_lane, walls
 
 
+def wall(cell: Cell, walls: Walls) -> float:
+    """What this lane's part of `cell` is expected to take: its repeats' walls one after another."""
+    return sum(e.seconds for e in walls.get(cell.part_key, []))
+
+
 def lane_ends(lanes: list[list[Cell]], walls: Walls) -> list[float]:
     """When each lane is expected to end, from the run's start: its cells one after another, a cell's later part
     (runner.lanes) not before its first part has ended in lane 0."""
@@ -146,7 +151,7 @@ def lane_ends(lanes: list[list[Cell]], walls: Walls) -> list[float]:
         for cell in cells:
             if cell.later_part:
                 clock = max(clock, firsts.get(cell.key, 0.0))
-            clock += sum(e.seconds for e in walls.get(cell.part_key, []))
+            clock += wall(cell, walls)
             if cell.continued:
                 firsts[cell.key] = clock
         ends.append(clock)

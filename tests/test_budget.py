@@ -94,7 +94,7 @@ def test_a_lane_the_budget_cannot_hold_runs_its_cells_shortest_first():
     def whole(lane) -> list[str]:
         done, clock = [], 0.0
         for c in lane:
-            clock += sum(e.seconds for e in _walls_of([[c]])[c.part_key])
+            clock += lanes.wall(c, _walls_of([[c]]))
             if clock <= budget_s:
                 done.append(f"{c.name}/{c.compiler}")
         return done

@@ -4,8 +4,8 @@ Parameters follow _test_basic_cases: weight (10, 5) and bias (10,) from randn. T
 built on the device with fixed gradients set, and the timed call is `opt.step`. The timing harness
 calls step as many times as its sampling needs. The check compares the parameters after every step
 up to upstream's 200 (_support.StepTrail keeps them, untimed, before each step) and after the last
-with a NumPy replay of Adamax in the parameter dtype, with assert_close's defaults: the outcome does
-not turn on how many samples were taken.
+with a NumPy replay of Adamax in the parameter dtype, with assert_close's defaults: a miss within the
+steps every run takes fails the case whatever the sample count (docs/compiled.md).
 The configurations are ones whose trajectory stays well-conditioned for any number of steps: no
 weight decay (a constant-direction drift) or weight_decay=1 (converges onto a fixed point).
 """
