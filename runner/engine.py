@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from itertools import chain
 from contextlib import AbstractContextManager, closing
 from typing import Callable, Optional, Protocol
 
@@ -96,11 +97,14 @@ class Lanes:
             pin(main)
 
     def lane(self, number: int) -> None:
+        """Lane `number`'s cells, then the verdict cells it takes from lanes that have not begun them (claim)."""
         pin(self.scheduler.cpus[number])
-        todo = self.scheduler.lanes[number]
         if not self.scheduler.wait_for_builds(number, self.stopping):
             return
-        for index, part in enumerate(todo, 1):  # a cell, or the part of it this lane runs (runner.lanes)
+        own = (part for part in list(self.scheduler.lanes[number]) if self.scheduler.begin(part))
+        taken = iter(lambda: None if self.stopping.is_set() else self.scheduler.claim(number), None)
+        for index, part in enumerate(chain(own, taken), 1):  # a cell, or the part of it this lane runs (runner.lanes)
+            todo = self.scheduler.lanes[number]
             if not self.scheduler.wait_for_first_part(part, self.stopping):
                 if self.stopping.is_set():
                     return

@@ -20,6 +20,9 @@ worker no CPU of its own, the other lane runs on the host's CPU instead, the one
 and its worker never runs on the host's CPU. A container (the docker backend) is not started by a pinned thread,
 so its cells stay in lane 0.
 
+A lane that has begun every cell of its own takes a verdict cell another lane has not begun (claimable): the plan
+comes from expected walls, and a lane that ends sooner than expected would otherwise sit idle beside queued work.
+
 Every header says which lane ran the repeat and what ran in the other lanes as it started (`engine`), and the
 report flags a latency measured while another lane ran beside it (runner/report/load.py).
 """
@@ -156,6 +159,25 @@ def lane_ends(lanes: list[list[Cell]], walls: Walls) -> list[float]:
                 firsts[cell.key] = clock
         ends.append(clock)
     return ends
+
+
+def claimable(lanes: list[list[Cell]], begun: Collection[str], lane: int, walls: Walls) -> Optional[Cell]:
+    """For `lane`, which has begun every cell of its own: a verdict cell that another lane has not begun (a whole
+    one, not a compiled cell's later repeats, which wait for their first), the last of the lane with the most
+    expected time in cells not begun; None where there is none. The lanes were shared out by expected walls, and a
+    lane that ends sooner than expected would otherwise sit idle beside queued verdict work: in make matrix
+    COMPILER=eager of 2026-12-07, torch-xla-cpu took 19 of the 23 minutes expected and lane 1 sat idle for the last
+    5 while lane 0 ran jax-xla-cpu after its timing cells. Taken from another lane, a cell begins no later than
+    that lane would have begun it, on CPUs no timing worker uses."""
+    def waiting(cells: list[Cell]) -> list[Cell]:
+        return [c for c in cells if c.part_key not in begun]
+
+    others = [cells for number, cells in enumerate(lanes) if number != lane and
+              any(verdict_cell(c) and not c.part for c in waiting(cells))]
+    if not others:
+        return None
+    most = max(others, key=lambda cells: sum(wall(c, walls) for c in waiting(cells)))
+    return [c for c in waiting(most) if verdict_cell(c) and not c.part][-1]
 
 
 def where(cell: Cell, lanes: list[list[Cell]]) -> str:

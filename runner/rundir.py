@@ -128,6 +128,12 @@ class RunDir:
     def result_files(self) -> list[Path]:
         return sorted(self.path.glob("*.jsonl"))
 
+    def pending(self, cell: Cell) -> list[tuple[int, Path]]:
+        """The cell's repeats (of its part: Cell.own_repeats) not finished in this folder yet (a resumed run skips the
+        others), with their files."""
+        files = [(repeat, self.results_file(cell, repeat)) for repeat in cell.own_repeats]
+        return [(repeat, out) for repeat, out in files if not self.finished(out)]
+
     @staticmethod
     def finished(results_file: Path) -> bool:
         """Whether this repeat ran to its footer with no case left by the run's budget (a resumed run skips it, and

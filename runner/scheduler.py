@@ -33,7 +33,7 @@ from runner import backends, estimate, harness_dist, host_speed, pace
 from runner.backends.base import Environment, Standby
 from runner.cell import Cell
 from runner.budget import Arrangement, budget_left, fit, within_budget
-from runner.lanes import Walls, available_cpus, balance, lane_ends, movable, split
+from runner.lanes import Walls, available_cpus, balance, claimable, lane_ends, movable, split
 from runner.prefetch import Prefetch
 from runner.project import Project
 from runner.rundir import RunDir
@@ -64,7 +64,7 @@ def expected(project: Project, lanes: list[list[Cell]], rundir: Optional[RunDir]
         walls: dict[str, list[estimate.Expected]] = {}
         begun = 0  # repeats of the lane before this one
         for cell in (c for c in cells if c.runnable):
-            repeats = [r for r, _ in pending(rundir, cell)] if rundir else list(cell.own_repeats)
+            repeats = [r for r, _ in rundir.pending(cell)] if rundir else list(cell.own_repeats)
             names = estimate.selected(project.functions(cell.framework), cell.functions) \
                 if cell.task == "cases" else None
             ahead = number == 0 and cell.backend != "docker"
@@ -128,12 +128,6 @@ def total(walls: dict[str, list[estimate.Expected]], cell: Cell) -> float:
     return sum(e.seconds for e in of_cell(walls, cell))
 
 
-def pending(rundir: RunDir, cell: Cell) -> list[tuple[int, Path]]:
-    """The cell's repeats not finished in this folder yet (a resumed run skips the others), with their files."""
-    files = [(repeat, rundir.results_file(cell, repeat)) for repeat in cell.own_repeats]
-    return [(repeat, out) for repeat, out in files if not rundir.finished(out)]
-
-
 def config(project: Project, rundir: RunDir, cell: Cell, environment: Environment, repeat: int, out: Path,
            filled: bool) -> Config:
     """The harness config of one repeat; `filled`: a repeat of the cell ran before it in this run and left its
@@ -172,6 +166,29 @@ class Scheduler:
         # A cell whose later repeats run in another lane: set when its first part ends; in `failed` if it failed.
         self.firsts_ended = {c.key: threading.Event() for c in self.cells if c.continued}
         self.failed: set[str] = set()
+        self.begun: set[str] = set()  # the cell parts a lane has begun (begin), each by one lane only
+        self.turns = threading.RLock()  # begun, the lanes' lists and the repeat started ahead, between lanes
+
+    def begin(self, part: Cell) -> bool:
+        """Whether `part`, of the calling lane's list, is still its to run (no other lane took it: claim)."""
+        with self.turns:
+            fresh = part.part_key not in self.begun
+            self.begun.add(part.part_key)
+            return fresh
+
+    def claim(self, lane: int) -> Optional[Cell]:
+        """For `lane`, done with its own cells: another lane's verdict cell not begun (lanes.claimable), moved to
+        `lane` (whose number its header gives), a repeat of it started ahead ended; None where there is none."""
+        with self.turns:
+            cell = claimable(self.lanes, self.begun, lane, self.expected)
+            if cell is not None:
+                self.log(f"lane {lane} takes {cell.label} from lane {self.lane_of(cell)}, which has not begun it")
+                self.lanes[self.lane_of(cell)].remove(cell)
+                self.lanes[lane].append(cell)
+                self.begun.add(cell.part_key)
+                if self.started is not None and self.started.cell.key == cell.key:
+                    self.end_started()
+            return cell
 
     def lane_of(self, cell: Cell) -> int:
         return next((i for i, lane in enumerate(self.lanes) if cell in lane), 0)
@@ -217,8 +234,7 @@ class Scheduler:
 
     def expected_s(self, cell: Cell) -> Optional[float]:
         """The cell's pending repeats' expected wall."""
-        walls = of_cell(self.expected, cell)
-        return sum(e.seconds for e in walls) if walls else None
+        return total(self.expected, cell) if of_cell(self.expected, cell) else None
 
     def remaining(self, cell: Cell, begun: int) -> pace.Left:
         """What the run is expected to take from the start of `cell`'s repeat after its `begun` first ones on: its
@@ -247,7 +263,7 @@ class Scheduler:
         keys = [c.part_key for c in lane]
         after = lane[keys.index(part.part_key) + 1:] if part.part_key in keys else []
         firsts = [self.expected[c.part_key][0].whole for c in after if not c.later_part and self.expected.get(
-            c.part_key) and [r for r, _ in pending(self.rundir, c)][:1] == [1]]
+            c.part_key) and [r for r, _ in self.rundir.pending(c)][:1] == [1]]
         own = [e.whole for e in self.expected.get(part.part_key, [])[begun:begun + 1]]
         return not firsts or self.pace.seconds(own + firsts) <= part.stop_at - time.time()
 
@@ -265,10 +281,7 @@ class Scheduler:
 
     def __exit__(self, *exc) -> None:
         self.prefetch.__exit__(*exc)
-        started, self.started = self.started, None
-        if started is not None:
-            started.standby.discard()
-            started.environment.close()
+        self.end_started()
         shutil.rmtree(self.rundir.path / RunDir.CACHES, ignore_errors=True)  # and what a killed run left there
 
     def cell(self, cell: Cell) -> "CellRun":
@@ -287,20 +300,30 @@ class Scheduler:
         if standby is not None:
             self.started = _Started(cell, repeat, environment, standby)
 
-    def start_next(self, cell: Cell) -> None:
-        """The first pending repeat of `cell`, the one after the running cell, where its environment is ready now
-        (a build is never waited for here: the running repeat's events are read meanwhile)."""
-        backend = backends.get(cell.backend, self.project, cell.extra_env)
-        todo = pending(self.rundir, cell) if backend.ready(cell) else []
-        if not todo:
-            return
-        try:
-            environment = backend.prepare(cell, lambda message: None, self.rundir.install_log(cell))
-        except Exception:  # noqa: BLE001 - the cell's own preparation reports it where the cell is recorded
-            return
-        self.start(cell, environment, *todo[0], filled=False)
-        if self.started is None:
-            environment.close()
+    def end_started(self) -> None:
+        """The repeat started ahead, if any, is not needed: it ends, and so does the environment it was started in."""
+        started, self.started = self.started, None
+        if started is not None:
+            started.standby.discard()
+            started.environment.close()
+
+    def start_next(self, running: Cell) -> None:
+        """Lane 0's cell after `running`, if any: its first pending repeat, where its environment is ready now (a
+        build is never waited for here: the running repeat's events are read meanwhile); no lane takes the cell
+        meanwhile (claim)."""
+        with self.turns:
+            cell = self.following(running)
+            backend = backends.get(cell.backend, self.project, cell.extra_env) if cell else None
+            todo = self.rundir.pending(cell) if cell and backend and backend.ready(cell) else []
+            if not todo:
+                return
+            try:
+                environment = backend.prepare(cell, lambda message: None, self.rundir.install_log(cell))
+            except Exception:  # noqa: BLE001 - the cell's own preparation reports it where the cell is recorded
+                return
+            self.start(cell, environment, *todo[0], filled=False)
+            if self.started is None:
+                environment.close()
 
     def adopt(self, cell: Cell) -> Optional[Environment]:
         """The environment a repeat of `cell` was started ahead in, which the cell's run adopts (and closes)."""
@@ -330,7 +353,7 @@ class CellRun:
     def __init__(self, scheduler: Scheduler, cell: Cell):
         self.s, self.cell = scheduler, cell
         self.backend = backends.get(cell.backend, scheduler.project, cell.extra_env)
-        self.todo = pending(scheduler.rundir, cell)
+        self.todo = scheduler.rundir.pending(cell)
         self.environment: Optional[Environment] = None
         self.lane = scheduler.lane_of(cell)
 
@@ -370,7 +393,7 @@ class CellRun:
                 finished = finished or isinstance(event, Finished)
                 if isinstance(event, Plan) and after:
                     s.start(cell, self.environment, *after[0], filled=True)
-                elif isinstance(event, Plan) and self.lane == 0 and s.following(cell) is not None:
-                    s.start_next(s.following(cell))  # type: ignore[arg-type]
+                elif isinstance(event, Plan) and self.lane == 0:
+                    s.start_next(cell)
         if finished:  # a repeat that ended early (failed, stopped) says nothing of the run's pace
             s.repeat_ended(cell, [r for r, _ in self.todo].index(repeat), time.monotonic() - began)

@@ -5,6 +5,7 @@ import atexit
 import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -278,6 +279,15 @@ def finished(proc: subprocess.Popen, timeout: float = 900) -> subprocess.Complet
     """A process started with `start_runner`, once it has ended, with its output."""
     out, err = proc.communicate(timeout=timeout)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def small_matrix(folder: Path, table: str, extra: str = "") -> Path:
+    """The project's matrix.toml written into `folder` with its [matrix] table's body replaced by `table` (its
+    profiles as they are) and `extra` appended; its path."""
+    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", f"[matrix]\n{table}\n\n", (ROOT / "matrix.toml").read_text())
+    path = folder / "matrix.toml"
+    path.write_text(text + extra)
+    return path
 
 
 def runner_cli(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess:

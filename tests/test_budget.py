@@ -5,11 +5,10 @@ the cell's reason; --resume runs them."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT, runner_cli
+from conftest import ROOT, runner_cli, small_matrix
 
 from portability_harness.records import store
 from runner import budget, lanes, matrix
@@ -137,9 +136,8 @@ def test_a_run_past_its_budget_keeps_what_it_measured_names_the_repeats_left_out
     plans them before the supervisor stops it), the two later repeats never start, and the cell says both. --resume,
     without a budget, measures the cases and runs the two repeats."""
     venv_for("torch-cpu")
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 3\ncompiler = ["eager"]\n\n', (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 3\n'
+                 'compiler = ["eager"]')
     out = tmp_path / "run"
     args = ("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--functions", "torch.cat",
             "--functions", "torch.bitwise_not", "--out", str(out))
@@ -177,10 +175,8 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
     cases.mkdir(parents=True)
     for name in ("test_steady.py", "test_sleeps.py"):
         (cases / name).write_text((ROOT / "tests" / "fault_cases" / "torch" / name).read_text())
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 2\ntimeout = 60\ncompiler = ["eager", "compiled"]\n\n',
-                  (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2\n'
+                 'timeout = 60\ncompiler = ["eager", "compiled"]')
     project = Project.find(tmp_path / "matrix.toml", cases.parent)
     cells = [c for c in plan(project, Options(backend="local")) if c.runnable]
     by_lane, walls = scheduler.arrange(project, cells, 1)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT, runner_cli, start_runner, wait_for
+from conftest import ROOT, runner_cli, small_matrix, start_runner, wait_for
 
 from portability_harness.records import store
 from runner import lanes, matrix
@@ -161,10 +160,8 @@ def test_a_verdict_cell_runs_beside_the_timing_cell_on_cpus_of_its_own(venv_for,
     venv_for("jax-cpu")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("two lanes need two CPUs")
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 2\ninclude = ["jax-xla-cpu"]\n\n',
-                  (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["jax"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2\n'
+                 'include = ["jax-xla-cpu"]')
     out = tmp_path / "run"
     proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick",
                       "--lanes", "2", "--functions", "jax.numpy.add", "--functions", "jax.numpy.cos",
@@ -220,9 +217,7 @@ def test_the_supervisor_keeps_off_its_workers_cpus():
 
 def cached_beside_args(tmp_path, functions: str) -> list[str]:
     """`runner matrix` of JAX compiled on the CPU, 3 repeats, in two lanes with the cached repeats beside."""
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 3\n\n', (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["jax"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 3')
     return ["matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick", "--lanes", "2",
             "--cached-beside", "--compiler", "compiled", "--functions", functions]
 

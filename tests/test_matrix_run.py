@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, start_runner, wait_for
+from conftest import small_matrix, start_runner, wait_for
 
 from portability_harness.records import store
 
@@ -23,12 +22,8 @@ SOME = ("--functions", "jax.numpy.a*")
 
 def matrix_file(tmp_path: Path, extra: str = "") -> Path:
     """The project's profiles, with a small [matrix]: JAX and TensorFlow on cpu and cuda, 2 repeats."""
-    text = (ROOT / "matrix.toml").read_text()
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "tensorflow"]\n'
-                  'devices = ["cpu", "cuda"]\nprofiles = ["current"]\nrepeats = 2\n\n', text)
-    path = tmp_path / "matrix.toml"
-    path.write_text(text + extra)
-    return path
+    return small_matrix(tmp_path, 'frameworks = ["jax", "tensorflow"]\ndevices = ["cpu", "cuda"]\n'
+                        'profiles = ["current"]\nrepeats = 2', extra)
 
 
 def test_matrix_runs_what_it_can_and_records_the_rest(venv_for, tmp_path):

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, small_matrix
 
 from runner import backends, matrix
 from runner.backends.local import compile_bytecode
@@ -130,10 +129,8 @@ def test_a_side_lane_starts_once_the_environment_built_on_its_cpu_is_built(venv_
     for image in ("torch-cpu", "tf-cpu"):  # built already, as on a machine that ran these before
         built = venv_for(image).venv
         (venvs / built.name).symlink_to(built)
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 5\ninclude = ["tf-xla-cpu", "jax-xla-cpu"]\n\n',
-                  (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 5\n'
+                 'include = ["tf-xla-cpu", "jax-xla-cpu"]')
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "runner.cli", "matrix", "--matrix", str(tmp_path / "matrix.toml"),
                            "--backend", "local", "--compiler", "eager", "--lanes", "2", "--functions", "torch.round",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import config, runner_cli, wait_for
+from conftest import config, runner_cli, small_matrix, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -87,10 +87,6 @@ def test_a_standby_not_needed_ends_with_its_worker_and_writes_nothing(venv_for, 
 
 
 def test_the_first_repeat_of_the_next_cell_starts_up_ahead_too(venv_for, tmp_path):
-    import re
-
-    from conftest import ROOT
-
     from runner.backends.local import compile_bytecode
 
     # Ready as the scheduler means it (LocalBackend.ready): built and byte-compiled. A cell whose venv is not ready
@@ -98,9 +94,7 @@ def test_the_first_repeat_of_the_next_cell_starts_up_ahead_too(venv_for, tmp_pat
     # cell's two quick repeats on a busy machine.
     for image in ("jax-cpu", "torch-cpu"):
         compile_bytecode(venv_for(image).venv)
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "torch"]\n'
-                  'devices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2\n\n', (ROOT / "matrix.toml").read_text())
-    (tmp_path / "matrix.toml").write_text(text)
+    small_matrix(tmp_path, 'frameworks = ["jax", "torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2')
     out = tmp_path / "run"
     proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--backend", "local", "--quick",
                       "--functions", "jax.numpy.add", "--functions", "torch.sum", "--out", str(out))

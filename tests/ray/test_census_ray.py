@@ -9,7 +9,6 @@ on 127.0.0.1 (cluster/local.py), every process ended by the fixture.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, wait_for
+from conftest import CURATED, ROOT, cases_of, small_matrix, wait_for
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -44,9 +43,7 @@ def checkout(tmp_path_factory, venv_for) -> Path:
     for name in ("images", "harness"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
     (root / "curated").symlink_to(CURATED)
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["torch"]\ndevices = ["cpu"]\n'
-                  'profiles = ["current"]\nrepeats = 1\n\n', (ROOT / "matrix.toml").read_text())
-    (root / "matrix.toml").write_text(text)
+    small_matrix(root, 'frameworks = ["torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 1')
     return root
 
 

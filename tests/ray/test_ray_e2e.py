@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -23,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import CURATED, ROOT, cases_of, one_line_error, wait_for
+from conftest import CURATED, ROOT, cases_of, one_line_error, small_matrix, wait_for
 from portability_harness.records import store
 
 sys.path.insert(0, str(ROOT / "cluster"))
@@ -56,11 +55,9 @@ def checkout(tmp_path_factory, venv_for) -> Path:
     for name in ("images", "harness"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
     (root / "curated").symlink_to(CURATED)
-    text = re.sub(r"(?ms)^\[matrix\].*?(?=^\[profiles)", '[matrix]\nframeworks = ["jax", "torch"]\n'
-                  'devices = ["cpu", "tpu", "cuda"]\nprofiles = ["current"]\nrepeats = 1\n\n',
-                  (ROOT / "matrix.toml").read_text())
-    text += '\n[[exclude]]\nimage = "torch-tpu"\nreason = "torch_xla is several GB; the jax-tpu stand-in is enough"\n'
-    (root / "matrix.toml").write_text(text)
+    small_matrix(root, 'frameworks = ["jax", "torch"]\ndevices = ["cpu", "tpu", "cuda"]\nprofiles = ["current"]\n'
+                 'repeats = 1', '\n[[exclude]]\nimage = "torch-tpu"\n'
+                 'reason = "torch_xla is several GB; the jax-tpu stand-in is enough"\n')
     (root / "images" / "jax-tpu" / "image.toml").write_text(
         'framework = "jax"\ndevice = "tpu"\npackages = ["jax", "jaxlib", "numpy", "scipy", "pytest"]\n\n'
         '[environment]\nJAX_PLATFORMS = "tpu"\n')
