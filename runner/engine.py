@@ -11,8 +11,8 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from itertools import chain
 from contextlib import AbstractContextManager, closing
+from itertools import chain
 from typing import Callable, Optional, Protocol
 
 from portability_harness.protocol import Event

@@ -168,7 +168,8 @@ def claimable(lanes: list[list[Cell]], begun: Collection[str], lane: int, walls:
     lane that ends sooner than expected would otherwise sit idle beside queued verdict work: in make matrix
     COMPILER=eager of 2026-12-07, torch-xla-cpu took 19 of the 23 minutes expected and lane 1 sat idle for the last
     5 while lane 0 ran jax-xla-cpu after its timing cells. Taken from another lane, a cell begins no later than
-    that lane would have begun it, on CPUs no timing worker uses."""
+    that lane would have begun it, and never on a timing cell's CPUs while one runs: lane 0 takes one only once its
+    own cells, the timing ones among them, have ended."""
     def waiting(cells: list[Cell]) -> list[Cell]:
         return [c for c in cells if c.part_key not in begun]
 
