@@ -55,7 +55,7 @@ def run(project: Project, cells: list[Cell], rundir: RunDir, resume: bool, displ
     environments are built while the first ones run (runner.scheduler), telling `ahead` how that goes; `after`
     is told of each cell that ended (done, failed or incompatible; not one a stop interrupted), with every
     cell's state. With `lanes` above 1, verdict cells (and compiled CPU cells' cached repeats, as
-    `cached_beside` says: runner.scheduler.arrange) run beside the timing cells (runner.lanes)."""
+    `cached_beside` says: runner.arrangement.arrange) run beside the timing cells (runner.lanes)."""
     with rundir.running(cells, resume) as run:
         with Scheduler(project, rundir, [s.cell for s in run.todo], ahead, lanes, cached_beside) as scheduler:
             Lanes(scheduler, run, rundir, display, on_error, after).run()

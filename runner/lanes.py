@@ -5,7 +5,7 @@ time, cells whose product is a verdict rather than a latency: the TPU model's ce
 census; and, once their first repeat has run in lane 0, the later repeats of compiled CPU cells, which reuse the
 compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side lane runs its verdict
 cells first, then those later repeats, each waiting for its first repeat to end, which lane 0 runs before its other
-cells. Which cells' later repeats move is the scheduler's choice (runner.scheduler.arrange): by default those that
+cells. Which cells' later repeats move is the arrangement's choice (runner.arrangement.arrange): by default those that
 end the run sooner by what each repeat is expected to take; all of them with --cached-beside, none with
 --no-cached-beside. On the 2-core machine, on a calm
 day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
@@ -116,7 +116,7 @@ Walls = Dict[str, List[Expected]]  # per cell part (Cell.part_key): each repeat'
 
 def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls],
             choose: bool = True, budget_s: Optional[float] = None) -> tuple[list[list[Cell]], Walls]:
-    """runner.scheduler.arrange's lanes, each move kept where the run's expected end (the last of lane_ends, from
+    """runner.arrangement.arrange's lanes, each move kept where the run's expected end (the last of lane_ends, from
     `walls_of` the lanes) comes sooner with it: the candidates' later repeats moved beside lane 0 one by one (with
     `choose` False, every candidate moved, untried); then the verdict cells, in the run's order, each kept in lane
     0 after its timing cells. The first fill the side lane where lane 0 is the longer (the whole matrix on two

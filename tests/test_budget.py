@@ -168,7 +168,7 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
     """A run that goes slower than its plan: a cell's second repeat is left out where, at the run's pace so far, it
     would leave the next cell's first repeat less time than that one needs (Scheduler.room_for). A case that sleeps
     until the per-case timeout makes torch eager's first repeat a few times its expectation."""
-    from runner import scheduler
+    from runner import arrangement
 
     venv_for("torch-cpu")
     cases = tmp_path / "cases" / "torch"
@@ -179,7 +179,7 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
                  'timeout = 60\ncompiler = ["eager", "compiled"]')
     project = Project.find(tmp_path / "matrix.toml", cases.parent)
     cells = [c for c in plan(project, Options(backend="local")) if c.runnable]
-    by_lane, walls = scheduler.arrange(project, cells, 1)
+    by_lane, walls = arrangement.arrange(project, cells, 1)
     eager, compiled = (walls[c.key] for c in by_lane[0])
     # The plan: both repeats of both cells fit. The eager first repeat then takes 60 s or more (the sleeping case
     # until the timeout), so the run's pace is at least 60 s over what was expected of it (at most 4), and at that

@@ -52,16 +52,16 @@ def test_a_lane_done_with_its_own_cells_takes_the_verdict_cell_another_lane_woul
 # as `runner matrix` lays it out: the estimates cannot be made wrong to order.
 KEPT_IN_LANE_0 = """
 import sys
-from runner import cli, scheduler
-real = scheduler.arrange
+from runner import arrangement, cli
+real = arrangement.arrange
 
 def arrange(project, cells, lanes, cached_beside=None, rundir=None):
     main, side = real(project, cells, lanes, cached_beside, rundir)[0]
     kept = [c for c in side if c.mode == "paper"]
     by_lane = [main + kept, [c for c in side if c not in kept]]
-    return by_lane, scheduler.expected(project, by_lane, rundir, scheduler.sources(project))
+    return by_lane, arrangement.expected(project, by_lane, rundir, arrangement.sources(project))
 
-scheduler.arrange = arrange
+arrangement.arrange = arrange
 cli.main()
 """
 

@@ -79,7 +79,7 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
 
 
 def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
-    """runner.scheduler.arrange's default (lanes.balance): each compiled CPU cell's later repeats move to lane 1, in
+    """runner.arrangement.arrange's default (lanes.balance): each compiled CPU cell's later repeats move to lane 1, in
     the run's order, only where the lanes' expected ends come sooner. With the walls of the whole make matrix of
     2026-11-28 (minutes a repeat, results/reference/matrix-cpu-2026-11-28/), torch.compile's and TensorFlow's move;
     JAX's, whose cold repeat ends last in lane 0, would leave lane 1 the longer, and stays."""

@@ -7,7 +7,7 @@ from typing import Optional
 from portability_harness import compat
 from rich.table import Table
 
-from runner import backends, budget, estimate, prefetch, scheduler
+from runner import arrangement, backends, budget, estimate, prefetch
 from runner import lanes as lanes_
 from runner.cell import Cell
 from runner.project import Project
@@ -15,10 +15,10 @@ from runner.project import Project
 
 def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside: Optional[bool],
                   address: Optional[str]) -> Table:
-    by_lane, walls = scheduler.arrange(project, [c for c in cells if c.runnable], lanes, cached_beside)
+    by_lane, walls = arrangement.arrange(project, [c for c in cells if c.runnable], lanes, cached_beside)
     planned = {part.key: part for lane in by_lane for part in lane}  # with the repeats that fit the budget
     t = Table(title=f"{len(cells)} cells" + (f" on the Ray cluster at {address}" if address else ""),
-              caption=scheduler.describe(by_lane, walls))
+              caption=arrangement.describe(by_lane, walls))
     for col in ("image", "profile", "device", "compiler", "needs" if address else "backend", "repeats", "will",
                 "expected", "reason"):
         t.add_column(col, overflow="fold")
@@ -36,10 +36,10 @@ def dry_run_table(project: Project, cells: list[Cell], lanes: int, cached_beside
             will, reason = _compatibility(c, project)
         if will == "run" and not reason and not address and c.backend == "local" and not prefetch.ready(project, c):
             reason = "its venv is built first, a download the expected wall does not count"
-        expected = scheduler.total(walls, c) if will == "run" else None
+        expected = arrangement.total(walls, c) if will == "run" else None
         fitted = planned.get(c.key, c)
         repeats = str(c.repeats) if fitted.planned == c.repeats or will != "run" else f"{fitted.planned} of {c.repeats}"
-        cut = will == "run" and any(e.cut for e in scheduler.of_cell(walls, c))
+        cut = will == "run" and any(e.cut for e in arrangement.of_cell(walls, c))
         will += lanes_.where(c, by_lane) + budget.left_out(fitted) if will == "run" else ""
         will += " (cut short at the budget's end)" if cut else ""
         t.add_row(c.name, c.profile.name, c.device, c.compiler, where, repeats, will, estimate.format_wall(expected),
