@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, small_matrix
+from conftest import ROOT, processes_naming, small_matrix, wait_for
 
-from runner import lanes, matrix
+from runner import arrangement, lanes, matrix
 from runner.plan import Options, plan
 from runner.project import Project
 
@@ -99,3 +99,48 @@ def test_a_lane_that_ends_its_own_cells_takes_a_verdict_cell_lane_0_has_not_begu
     for name, text in lines.items():  # each case once: lane 0 did not run the taken cell as well
         ids = [json.loads(line)["case_id"] for line in text if '"record": "case"' in line]
         assert ids and len(ids) == len(set(ids)), name
+
+
+@pytest.mark.slow
+def test_a_taken_cell_started_ahead_in_lane_0_ends_there_and_writes_nothing(venv_for, tmp_path, monkeypatch):
+    """Lane 0 starts the repeat after its running one ahead, on standby (Scheduler.start_next); where that is a
+    verdict cell another lane then takes (Scheduler.claim), the standby ends with its worker and writes nothing, so
+    that the cell runs once, in the lane that took it."""
+    from runner.backends.local import compile_bytecode
+    from runner.rundir import RunDir
+    from runner.scheduler import Scheduler
+
+    compile_bytecode(venv_for("jax-xla-cpu").venv)  # ready as start_next means it: built and byte-compiled
+    small_matrix(tmp_path, 'frameworks = ["jax"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 1\n'
+                 'mode = ["steady", "paper"]\ninclude = ["jax-xla-cpu"]')
+    project = Project.find(tmp_path / "matrix.toml", ROOT / "curated")
+    cells = [c for c in plan(project, Options(backend="local", quick=True, compilers=("eager",),
+                                              functions=("jax.numpy.add",))) if c.runnable]
+    real = arrangement.arrange
+
+    def kept_in_lane_0(*args, **kwargs):  # the plan a long expectation of lane 1 gives, as above
+        main, side = real(*args, **kwargs)[0]
+        kept = [c for c in side if c.mode == "paper"]
+        return [main + kept, [c for c in side if c not in kept]], real(*args, **kwargs)[1]
+
+    monkeypatch.setattr(arrangement, "arrange", kept_in_lane_0)
+    said: list[str] = []
+    s = Scheduler(project, RunDir.new(tmp_path / "results"), cells, said.append, lanes=2)
+    try:
+        before, kept = s.lanes[0][-2:]
+        assert (kept.name, kept.mode, before.name) == ("jax-xla-cpu", "paper", "jax-cpu")
+        s.start_next(before)
+        assert s.started is not None and s.started.cell.key == kept.key
+        standby = s.started.standby
+        config_path = standby.proc.args[3]
+        wait_for(lambda: len(processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120,
+                 standby.proc)
+        assert s.claim(1) == kept
+        assert s.started is None and standby.proc.returncode == 0
+        assert processes_naming(config_path) == []
+        assert kept in s.lanes[1] and kept not in s.lanes[0] and s.lane_of(kept) == 1
+        assert not s.begin(kept)  # lane 0, reaching it in its list, skips it
+        assert said[-1] == "lane 1 takes jax-xla-cpu (current, paper) from lane 0, which has not begun it"
+        assert not list(s.rundir.path.glob("*.jsonl")) and not list(s.rundir.path.glob("*.log"))
+    finally:
+        s.end_started()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import config, runner_cli, small_matrix, wait_for
+from conftest import config, processes_naming, runner_cli, small_matrix, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -53,21 +53,6 @@ def test_the_next_repeat_starts_up_on_standby_and_is_then_a_repeat_like_the_firs
     assert f"{first[2]['counts']['passed']} passed" in log.strip().splitlines()[-1], log[-500:]
 
 
-def _processes_naming(path: str) -> list[int]:
-    """The processes whose command line or environment names `path` (a file no other process knows of)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        for what in ("cmdline", "environ"):
-            try:
-                with open(f"/proc/{pid}/{what}", "rb") as f:
-                    if path.encode() in f.read():
-                        found.append(int(pid))
-                        break
-            except OSError:
-                pass
-    return found
-
-
 def test_a_standby_not_needed_ends_with_its_worker_and_writes_nothing(venv_for, tmp_path):
     from portability_harness.protocol import log_path
     from runner.backends.process import Harness
@@ -78,11 +63,11 @@ def test_a_standby_not_needed_ends_with_its_worker_and_writes_nothing(venv_for, 
     assert isinstance(standby, Harness)
     config_path = standby.proc.args[3]
     # Its supervisor (the config's path its argument) and the worker it started (the path in its environment).
-    wait_for(lambda: len(_processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
-    assert len(_processes_naming(config_path)) == 2
+    wait_for(lambda: len(processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
+    assert len(processes_naming(config_path)) == 2
     standby.discard()
     assert standby.proc.returncode == 0
-    assert _processes_naming(config_path) == []
+    assert processes_naming(config_path) == []
     assert not out.exists() and not Path(log_path(str(out))).exists()
 
 
@@ -119,9 +104,9 @@ def test_a_standby_stopped_by_a_signal_ends_with_its_worker_and_writes_nothing(v
     out = tmp_path / "torch-cpu-current-r2.jsonl"
     standby = venv_for("torch-cpu").standby(config(out, "torch", functions=["torch.sum"], repeat=2))
     config_path = standby.proc.args[3]
-    wait_for(lambda: len(_processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
+    wait_for(lambda: len(processes_naming(config_path)) >= 2, "the standby's supervisor and worker", 120, standby.proc)
     standby.proc.send_signal(signal.SIGTERM)
     assert standby.proc.wait(60) == 128 + signal.SIGTERM
     standby.discard()
-    assert _processes_naming(config_path) == []
+    assert processes_naming(config_path) == []
     assert not out.exists() and not Path(log_path(str(out))).exists()
