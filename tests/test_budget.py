@@ -176,17 +176,17 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
     for name in ("test_steady.py", "test_sleeps.py"):
         (cases / name).write_text((ROOT / "tests" / "fault_cases" / "torch" / name).read_text())
     small_matrix(tmp_path, 'frameworks = ["torch"]\ndevices = ["cpu"]\nprofiles = ["current"]\nrepeats = 2\n'
-                 'timeout = 20\ncompiler = ["eager", "compiled"]')
+                 'timeout = 60\ncompiler = ["eager", "compiled"]')
     project = Project.find(tmp_path / "matrix.toml", cases.parent)
     cells = [c for c in plan(project, Options(backend="local")) if c.runnable]
     by_lane, walls = arrangement.arrange(project, cells, 1)
     eager, compiled = (walls[c.key] for c in by_lane[0])
-    # The plan: both repeats of both cells fit. The eager first repeat then takes 20 s or more (the sleeping case
-    # until the timeout), so the run's pace is at least 20 s over what was expected of it (at most 4), and at that
+    # The plan: both repeats of both cells fit. The eager first repeat then takes 60 s or more (the sleeping case
+    # until the timeout), so the run's pace is at least 60 s over what was expected of it (at most 4), and at that
     # pace its second repeat and the compiled first one need more than the budget has left.
     budget_s = sum(e.seconds for e in eager + compiled) + 12
-    pace = min(4.0, 20 / eager[0].seconds)
-    assert pace * (eager[1].seconds + compiled[0].seconds) > budget_s - 20, (eager, compiled)
+    pace = min(4.0, 60 / eager[0].seconds)
+    assert pace * (eager[1].seconds + compiled[0].seconds) > budget_s - 60, (eager, compiled)
     out = tmp_path / "run"
     proc = runner_cli("matrix", "--matrix", str(tmp_path / "matrix.toml"), "--curated", str(cases.parent),
                       "--backend", "local", "--lanes", "1", "--budget-s", f"{budget_s:.0f}", "--out", str(out))
