@@ -119,9 +119,9 @@ def test_a_taken_cell_started_ahead_in_lane_0_ends_there_and_writes_nothing(venv
     real = arrangement.arrange
 
     def kept_in_lane_0(*args, **kwargs):  # the plan a long expectation of lane 1 gives, as above
-        main, side = real(*args, **kwargs)[0]
+        (main, side), walls = real(*args, **kwargs)  # walls by cell part: claim reads the kept cell's as they are
         kept = [c for c in side if c.mode == "paper"]
-        return [main + kept, [c for c in side if c not in kept]], real(*args, **kwargs)[1]
+        return [main + kept, [c for c in side if c not in kept]], walls
 
     monkeypatch.setattr(arrangement, "arrange", kept_in_lane_0)
     said: list[str] = []
