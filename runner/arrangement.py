@@ -55,7 +55,7 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     """The cells of each lane (runner.lanes.assign) and what each repeat is expected to take (expected). Which
     compiled CPU cells run their later repeats beside lane 0: all of them (`cached_beside` True), none (False), or
     by default, in the run's order, each whose move ends the run sooner than without it, by the lanes' expected
-    ends. (On the 2-core machine: torch.compile's, TensorFlow's and, where torch-xla-cpu leaves lane 1 the time,
+    ends, and after them the eager CPU cells' likewise, each where it ends the run a minute sooner (lanes.balance). (On the 2-core machine: torch.compile's, TensorFlow's and, where torch-xla-cpu leaves lane 1 the time,
     JAX's, so that the lanes end within minutes of each other; lanes.assign runs their first repeats first.) Then
     the verdict cells, each kept in lane 0 after its timing cells where that ends the run sooner (lanes.balance).
     With a time budget (the cells' stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then
@@ -66,7 +66,7 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
         return expected(project, by_lane, rundir, known, capped=False)
 
     def lanes_of(these: list[Cell], budget_s: Optional[float] = None) -> Arrangement:
-        candidates = movable(these, lanes) if cached_beside is not False else []
+        candidates = movable(these, lanes, eager=cached_beside is None) if cached_beside is not False else []
         return balance(these, lanes, candidates, walls_of, choose=cached_beside is None, budget_s=budget_s)
 
     left = budget_left(cells)

@@ -11,13 +11,20 @@ end the run sooner by what each repeat is expected to take; all of them with --c
 day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
 what two repeats alone differ by (docs/benchmarks.md, A neighbour in another lane).
 
+By default an eager CPU cell's later repeats may move too, tried after every compiled cell's and kept only where
+they end the run at least TIMING_MOVE_S sooner: timing work, on the side lane's CPUs, so that two timing workers
+then run at once, each on CPUs of its own, never on the same ones (issue 46's rule). On the 2-core machine lane 0's
+timing repeats alone took 60.5 minutes of the whole matrix's 61.4 (2026-12-07), torch.compile's cold one 28 of them:
+no placement of verdict work alone ends it within the hour. --no-cached-beside keeps every timing repeat in lane 0.
+
 A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinned to them, and so is every
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
 first CPUs (the first of them the host's, where environments are built ahead, its supervisor and this runner); the
 other lanes share at most half of the CPUs, the last ones. On a host of two CPUs, where that would leave lane 0's
 worker no CPU of its own, the other lane runs on the host's CPU instead, the one a timing worker never uses
-(cpus = "all-but-one"). Either way the timing worker's CPUs are no other lane's: only lane 0 runs timing cells,
-and its worker never runs on the host's CPU. A container (the docker backend) is not started by a pinned thread,
+(cpus = "all-but-one"). Either way lane 0's worker's CPUs are no other lane's, and it never runs on the host's
+CPU; an eager cell's later repeats moved to a side lane are timed on that lane's CPUs (on two CPUs the host's, beside
+the supervisors and this runner, whose time on it each case's cpu_wait_s records). A container (the docker backend) is not started by a pinned thread,
 so its cells stay in lane 0.
 
 A lane that has begun every cell of its own takes a verdict cell another lane has not begun (claimable): the plan
@@ -69,16 +76,23 @@ def split(cpus: list[int], lanes: int) -> list[list[int]]:
 
 
 def continued_later(cell: Cell) -> bool:
-    """A compiled CPU cell whose repeats after its first may run beside lane 0: they reuse the caches the first one
-    filled (compile_caches.served), and never share an accelerator with a timing worker (CPU only)."""
-    return (cell.compiler == "compiled" and cell.device == "cpu" and cell.planned > 1 and cell.task == "cases"
-            and cell.backend != "docker")
+    """A CPU cell whose repeats after its first may run beside lane 0, in a side lane, once its first has ended
+    there: a compiled cell's reuse the caches the first one filled (compile_caches.served); an eager cell's are
+    timing repeats on the side lane's CPUs, which lane 0's worker never uses (the module's doc). CPU cells only: a
+    repeat on an accelerator never shares it with a timing worker."""
+    return cell.device == "cpu" and cell.planned > 1 and cell.task == "cases" and cell.backend != "docker"
 
 
-def movable(cells: list[Cell], lanes: int) -> list[str]:
-    """The keys of the cells, in the run's order, whose later repeats a run in `lanes` lanes may move beside lane
-    0 (continued_later)."""
-    return [c.key for c in cells if lanes > 1 and continued_later(c)]
+def movable(cells: list[Cell], lanes: int, eager: bool = True) -> list[str]:
+    """The keys of the cells whose later repeats a run in `lanes` lanes may move beside lane 0 (continued_later), in
+    the order the arrangement tries them: the compiled cells' cached repeats in the run's order, then (with `eager`)
+    the eager cells' timing repeats, so that a timing repeat leaves lane 0 only where moving verdict work did not end
+    the run as soon."""
+    if lanes < 2:
+        return []
+    later = [c for c in cells if continued_later(c)]
+    return [c.key for c in later if c.compiler == "compiled"] + [c.key for c in later if eager and
+                                                                  c.compiler != "compiled"]
 
 
 def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Collection[str] = ()
@@ -112,14 +126,18 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Co
 
 
 Walls = Dict[str, List[Expected]]  # per cell part (Cell.part_key): each repeat's expected wall
+# An eager cell's later repeats are timing work: they leave lane 0 only for a gain above the expectations' own noise
+# (a host's calibration varies by about 6 % from one moment to the next, docs/benchmarks.md), not for seconds.
+TIMING_MOVE_S = 60.0
 
 
 def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Callable[[list[list[Cell]]], Walls],
             choose: bool = True, budget_s: Optional[float] = None) -> tuple[list[list[Cell]], Walls]:
     """runner.arrangement.arrange's lanes, each move kept where the run's expected end (the last of lane_ends, from
     `walls_of` the lanes) comes sooner with it: the candidates' later repeats moved beside lane 0 one by one (with
-    `choose` False, every candidate moved, untried); then the verdict cells, in the run's order, each kept in lane
-    0 after its timing cells. The first fill the side lane where lane 0 is the longer (the whole matrix on two
+    `choose` False, every candidate moved, untried), an eager cell's timing repeats only where they end it at
+    least TIMING_MOVE_S sooner; then the verdict cells, in the run's order, each kept in lane 0 after its timing
+    cells. The first fill the side lane where lane 0 is the longer (the whole matrix on two
     cores); the second fill lane 0 where a side lane is (the eager matrix: the TPU model's TensorFlow and JAX cells
     after the timing cells, beside torch-xla-cpu's), but not past a time budget (`budget_s`): where the budget's
     end cuts the run anyway, a verdict cell in lane 0 would be cut in its place, with lane 1's cells the same."""
@@ -129,12 +147,14 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
     end = max(lane_ends(by_lane, walls))
     tries = [("beside", key) for key in candidates if choose]
     tries += [("kept", c.key) for c in cells if lanes > 1 and verdict_cell(c)]
+    timing = {c.key for c in cells if c.compiler != "compiled"}
     for kind, key in tries:
         moved = dict(moves, **{kind: [*moves[kind], key]})
         trial = assign(cells, lanes, **moved)
         trial_walls = walls_of(trial)
         trial_end = max(lane_ends(trial, trial_walls))
-        if trial_end < end and (kind == "beside" or budget_s is None or trial_end <= budget_s):
+        gain = TIMING_MOVE_S if kind == "beside" and key in timing else 0.0
+        if trial_end < end - gain and (kind == "beside" or budget_s is None or trial_end <= budget_s):
             moves, by_lane, walls, end = moved, trial, trial_walls, trial_end
     return by_lane, walls
 

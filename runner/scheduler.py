@@ -11,8 +11,8 @@ started, and ended, here:
   node) or is not built yet, the repeat starts up in its own time;
 - the compilers' caches a cell's repeats share (RunDir.caches): its first repeat in the run compiles from empty
   ones and fills them, the later ones reuse them (the harness's compile_caches.py); removed with the cell;
-- the lanes (runner.lanes): which cells run beside the timing cells, on which CPUs; a compiled CPU cell's later
-  repeats wait in their lane for its first one (lane 0's) to end, and its caches are removed after the last;
+- the lanes (runner.lanes): which cells run beside the timing cells, on which CPUs; a CPU cell's later repeats
+  moved to a side lane wait there for its first one (lane 0's) to end, and its caches are removed after the last;
 - and it runs the arrangement made before the run starts (runner.arrangement): the lanes and what each repeat is
   expected to take.
 
@@ -59,8 +59,8 @@ class _Started:
 
 
 class Scheduler:
-    """The run's cells, in order, in `lanes` (runner.lanes: lane 0 the timing cells, the others verdict cells beside
-    them): `cell(c)` runs one of them; entered, the later cells' environments are built ahead; left, whatever was
+    """The run's cells, in order, in `lanes` (runner.lanes: lane 0 the timing cells, the others verdict cells and later repeats
+    beside them): `cell(c)` runs one of them; entered, the later cells' environments are built ahead; left, whatever was
     started ahead is ended."""
 
     def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1,

@@ -34,11 +34,12 @@ def test_lane_0_keeps_the_first_cpus_and_the_others_share_at_most_half():
 
 def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     """Beside lane 0 run the verdict cells (the TPU model's), then the compiled CPU cells' repeats after their
-    first, which lane 0 runs; every other repeat is lane 0's, each repeat in exactly one lane."""
+    first, which lane 0 runs (as --cached-beside moves them: movable without eager); every other repeat is lane 0's,
+    each repeat in exactly one lane."""
     project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
     cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
     assert all(c.part is None for lane in lanes.assign(cells, 2) for c in lane)  # none named, none moved
-    main, side = lanes.assign(cells, 2, lanes.movable(cells, 2))
+    main, side = lanes.assign(cells, 2, lanes.movable(cells, 2, eager=False))
     assert all(c.device != "xla-cpu" for c in main)
     verdicts = [c for c in side if c.device == "xla-cpu"]
     later = [c for c in side if c.device != "xla-cpu"]
@@ -78,6 +79,30 @@ def test_lane_0_keeps_every_timing_repeat_but_the_compiled_cells_cached_ones():
     assert not lanes.continued_later(replace(compiled[0], image=replace(compiled[0].image, device="cuda")))
 
 
+def test_an_eager_cells_later_repeats_are_tried_last_and_run_in_a_side_lane_on_cpus_of_their_own():
+    """The eager CPU cells' later repeats are timing work: the arrangement tries them after every compiled cell's
+    cached ones (movable's order), and a side lane runs them on its own CPUs, never lane 0's worker's; each repeat
+    still runs once, its first in lane 0. No accelerator cell's and no TPU-model cell's repeats move."""
+    project = Project(ROOT, matrix.load(ROOT / "matrix.toml"))
+    cells = [c for c in plan(project, Options(backend="local", compilers=("eager", "compiled"))) if c.runnable]
+    cpu = [c for c in cells if c.device == "cpu"]
+    order = lanes.movable(cells, 2)
+    assert order == [c.key for c in cpu if c.compiler == "compiled"] + [c.key for c in cpu if c.compiler == "eager"]
+    assert lanes.movable(cells, 1) == [] and lanes.movable(cells, 2, eager=False) == order[:len(order) // 2]
+    eager = [c for c in cpu if c.compiler == "eager"]
+    main, side = lanes.assign(cells, 2, [c.key for c in eager])
+    assert [(c.key, c.part) for c in side if c.part] == [(c.key, (2, c.repeats)) for c in eager]
+    assert [(c.key, c.part) for c in main[:len(eager)]] == [(c.key, (1, 1)) for c in eager]
+    for cell in cells:
+        parts = [p for p in main + side if p.key == cell.key]
+        assert sorted(r for p in parts for r in p.own_repeats) == list(range(1, cell.repeats + 1)), cell.key
+    cpus = lanes.split([0, 1], 2)
+    assert not set(cpus[1]) & set(cpus[0][1:])  # lane 0's worker leaves its first CPU to the supervisor (all-but-one)
+    model = next(c for c in cells if c.device == "xla-cpu")
+    assert not lanes.continued_later(model) and not lanes.continued_later(replace(
+        eager[0], image=replace(eager[0].image, device="cuda")))
+
+
 def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
     """runner.arrangement.arrange's default (lanes.balance): each compiled CPU cell's later repeats move to lane 1, in
     the run's order, only where the lanes' expected ends come sooner. With the walls of the whole make matrix of
@@ -111,11 +136,33 @@ def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
                     ("jax-cpu", "eager"): [6.1, 3.2, 3.1], ("jax-cpu", "compiled"): [7.3, 2.6, 3.2],
                     ("tf-xla-cpu", "eager"): [1.4], ("jax-xla-cpu", "eager"): [3.1],
                     ("torch-xla-cpu", "eager"): [17.7]})
-    main, side = by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
+    main, side = by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2, eager=False), walls_of)[0]
     assert [(c.name, c.part) for c in side if c.part] == [(n, (2, 3)) for n in ("torch-cpu", "tf-cpu", "jax-cpu")]
     assert [(c.name, c.compiler, c.part) for c in main[:3]] == [(n, "compiled", (1, 1))
                                                                  for n in ("torch-cpu", "tf-cpu", "jax-cpu")]
     assert [round(end / 60, 1) for end in lanes.lane_ends(by_lane, walls_of(by_lane))] == [58.3, 49.3]
+    # With the eager cells' later repeats tried after them, TensorFlow eager's two (3.4 min) move too: lane 0 ends
+    # 3.4 minutes sooner, lane 1 the same later. torch eager's (1 min) would end the run less than TIMING_MOVE_S
+    # sooner and stay, and JAX eager's (6.3) would make lane 1 the longer.
+    main, side = by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
+    assert [(c.name, c.compiler) for c in side if c.part] == [
+        ("torch-cpu", "compiled"), ("tf-cpu", "eager"), ("tf-cpu", "compiled"), ("jax-cpu", "compiled")]
+    assert [round(end / 60, 1) for end in lanes.lane_ends(by_lane, walls_of(by_lane))] == [54.9, 52.7]
+    # The walls of the whole make matrix of 2026-12-07 11:51 (results/reference/matrix-cpu-2026-12-07/, the same
+    # machine): lane 0's timing repeats alone were 60.5 min, with every compiled cell's cached repeats in lane 1. The
+    # eager torch and TensorFlow cells' later repeats move as well, the run's expected end under the hour.
+    minutes.update({("torch-cpu", "eager"): [0.53, 0.53, 0.53], ("torch-cpu", "compiled"): [27.9, 4.7, 4.3],
+                    ("tf-cpu", "eager"): [1.8, 1.6, 1.6], ("tf-cpu", "compiled"): [4.6, 4.6, 4.6],
+                    ("jax-cpu", "eager"): [6.8, 3.2, 3.3], ("jax-cpu", "compiled"): [8.1, 4.3, 3.6],
+                    ("tf-xla-cpu", "eager"): [1.8], ("jax-xla-cpu", "eager"): [3.6],
+                    ("torch-xla-cpu", "eager"): [19.5]})
+    compiled_only = lanes.balance(cells, 2, lanes.movable(cells, 2, eager=False), walls_of)[0]
+    by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
+    assert [(c.name, c.compiler) for c in by_lane[1] if c.part and c.compiler == "eager"] == [
+        ("torch-cpu", "eager"), ("tf-cpu", "eager")]
+    before = lanes.lane_ends(compiled_only, walls_of(compiled_only))
+    after = lanes.lane_ends(by_lane, walls_of(by_lane))
+    assert round(max(before) / 60, 1) == 60.5 and max(after) < 58 * 60, (before, after)
     # Walls that make lane 1 the longer by far: no cached repeat moves there, but the TPU model's TensorFlow and
     # JAX cells are kept in lane 0, after its timing cells; torch-xla-cpu's would make lane 0 the longer, and stays.
     slow_side = lanes.balance(cells, 2, lanes.movable(cells, 2),

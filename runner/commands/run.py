@@ -239,8 +239,9 @@ def run_matrix(
                                         "beside the timing cells in this many lanes of CPUs  [default: 2, or 1 on a "
                                         "single CPU]"),
     cached_beside: Optional[bool] = typer.Option(None, "--cached-beside/--no-cached-beside", help="run every "
-                                                 "compiled CPU cell's cached repeats in a side lane, or none of them "
-                                                 "[default: those that end the run sooner]"),
+                                                 "compiled CPU cell's cached repeats in a side lane, or no later "
+                                                 "repeat there  [default: those that end the run sooner, then eager "
+                                                 "CPU cells' later repeats where they end it a minute sooner]"),
     matrix_file: Optional[Path] = typer.Option(None, "--matrix", help="another matrix.toml"),
     curated: Optional[Path] = typer.Option(None, help=CURATED_HELP),
     engine_name: str = typer.Option("local", "--engine", help=_ENGINE_HELP),
