@@ -1,8 +1,9 @@
 """Runs planned cells into a RunDir on this host: the timing cells one after another (never two on the same CPUs:
 a neighbour there would disturb the timings), and with lanes the verdict cells (and the CPU cells' later repeats the
-arrangement moves) beside them on CPUs of their own (runner.lanes). Each repeat's harness is started by runner.scheduler,
-which owns what starts when (the environments built ahead, the next repeat on standby, the compilers' caches, the
-lanes); this records each cell's state and wall; a cell that fails is recorded and the run goes on with the next.
+arrangement moves) beside them on CPUs of their own (runner.lanes). Each repeat's harness is started by
+runner.scheduler, which owns what starts when (the environments built ahead, the next repeat on standby, the
+compilers' caches, the lanes); this records each cell's state and wall; a cell that fails is recorded and the run
+goes on with the next.
 A signal (errors.Stopped) ends the harness in flight, which records its case as interrupted; the cell and the run
 are marked interrupted and --resume continues them.
 """

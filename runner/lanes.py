@@ -21,11 +21,11 @@ A lane is a set of the host's CPUs: the thread that runs a lane's cells is pinne
 harness it starts (a child inherits its thread's CPUs), whose worker then runs on them alone. Lane 0 keeps the
 first CPUs (the first of them the host's, where environments are built ahead, its supervisor and this runner); the
 other lanes share at most half of the CPUs, the last ones. On a host of two CPUs, where that would leave lane 0's
-worker no CPU of its own, the other lane runs on the host's CPU instead, the one a timing worker never uses
+worker no CPU of its own, the other lane runs on the host's CPU instead, the one lane 0's worker never uses
 (cpus = "all-but-one"). Either way lane 0's worker's CPUs are no other lane's, and it never runs on the host's
-CPU; an eager cell's later repeats moved to a side lane are timed on that lane's CPUs (on two CPUs the host's, beside
-the supervisors and this runner, whose time on it each case's cpu_wait_s records). A container (the docker backend) is not started by a pinned thread,
-so its cells stay in lane 0.
+CPU; an eager cell's later repeats moved to a side lane are timed on that lane's CPUs (on two CPUs the host's,
+beside the supervisors and this runner, whose time on it each case's cpu_wait_s records). A container (the docker
+backend) is not started by a pinned thread, so its cells stay in lane 0.
 
 A lane that has begun every cell of its own takes a verdict cell another lane has not begun (claimable): the plan
 comes from expected walls, and a lane that ends sooner than expected would otherwise sit idle beside queued work.

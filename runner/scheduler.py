@@ -59,9 +59,9 @@ class _Started:
 
 
 class Scheduler:
-    """The run's cells, in order, in `lanes` (runner.lanes: lane 0 the timing cells, the others verdict cells and later repeats
-    beside them): `cell(c)` runs one of them; entered, the later cells' environments are built ahead; left, whatever was
-    started ahead is ended."""
+    """The run's cells, in order, in `lanes` (runner.lanes: lane 0 the timing cells, the others verdict cells and
+    the later repeats moved beside them): `cell(c)` runs one of them; entered, the later cells' environments are
+    built ahead; left, whatever was started ahead is ended."""
 
     def __init__(self, project: Project, rundir: RunDir, cells: list[Cell], log: Log, lanes: int = 1,
                  cached_beside: Optional[bool] = None):
