@@ -57,7 +57,8 @@ def arrange(project: Project, cells: list[Cell], lanes: int, cached_beside: Opti
     (False), or by default, in the run's order, each compiled cell whose move ends the run sooner than without it,
     by the lanes' expected ends, and after them the eager cells' likewise, each where it ends the run a minute sooner
     (lanes.balance). (On the 2-core machine: torch.compile's, TensorFlow's and, where torch-xla-cpu leaves lane 1 the
-    time, JAX's, so that the lanes end within minutes of each other; lanes.assign runs their first repeats first.) Then
+    time, JAX's, so that the lanes end within minutes of each other; lanes.assign runs their first repeats first,
+    shortest first where that ends the run sooner.) Then
     the verdict cells, each kept in lane 0 after its timing cells where that ends the run sooner (lanes.balance).
     With a time budget (the cells' stop_at), the repeats that fit it (runner.budget.fit: every cell's first, then
     the second ones, ...), the cells of the others carrying `fits`."""

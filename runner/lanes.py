@@ -5,9 +5,9 @@ time, cells whose product is a verdict rather than a latency: the TPU model's ce
 census; and, once their first repeat has run in lane 0, the later repeats of compiled CPU cells, which reuse the
 compilers' caches it filled (their compile time is not the cold one lane 0 measures). A side lane runs its verdict
 cells first, then those later repeats, each waiting for its first repeat to end, which lane 0 runs before its other
-cells. Which cells' later repeats move is the arrangement's choice (runner.arrangement.arrange): by default those that
-end the run sooner by what each repeat is expected to take; all of them with --cached-beside, none with
---no-cached-beside. On the 2-core machine, on a calm
+cells, in the run's order or shortest first, whichever ends the run sooner. Which cells' later repeats move is the
+arrangement's choice (runner.arrangement.arrange): by default those that end the run sooner by what each repeat is
+expected to take; all of them with --cached-beside, none with --no-cached-beside. On the 2-core machine, on a calm
 day, a compiled repeat on the side lane's CPU moved a JAX eager repeat's medians in lane 0 by -0.6 to +1.2 %, within
 what two repeats alone differ by (docs/benchmarks.md, A neighbour in another lane).
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Callable, Collection, Dict, List, Optional
+from typing import Callable, Collection, Dict, List, Mapping, Optional
 
 from runner.cell import Cell
 from runner.estimate import Expected
@@ -95,16 +95,18 @@ def movable(cells: list[Cell], lanes: int, eager: bool = True) -> list[str]:
                                                                   c.compiler != "compiled"]
 
 
-def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Collection[str] = ()
-           ) -> list[list[Cell]]:
+def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Collection[str] = (),
+           firsts: Optional[Mapping[str, float]] = None) -> list[list[Cell]]:
     """The cells of each lane, lane 0 first, each lane in the run's order: the verdict cells shared out among the
     lanes beside lane 0 in turn, but those whose keys are in `kept`, which run in lane 0 after its timing cells;
     then the later repeats of the cells whose keys are in `beside` (of `movable`), each in the side lane with the
     fewest cells. Their first repeats stay in lane 0 (Cell.part), ahead of its other cells, so that the side lane
     can start the later ones while lane 0 goes on: run in the matrix's order, JAX's cold compiled repeat ended lane 0
-    and its cached ones could only have run after it (2026-12-07: lane 1 idle for the last 16 of 64 minutes)."""
+    and its cached ones could only have run after it (2026-12-07: lane 1 idle for the last 16 of 64 minutes). With
+    `firsts` (each moved cell's first repeat's expected wall, by key) those first repeats run shortest first, and the
+    side lanes take the later ones in the same order, each as soon as its first has ended."""
     out: list[list[Cell]] = [[] for _ in range(max(lanes, 1))]
-    firsts: list[Cell] = []
+    first: list[Cell] = []
     later: list[Cell] = []
     last: list[Cell] = []
     side = 0
@@ -115,11 +117,14 @@ def assign(cells: list[Cell], lanes: int, beside: Collection[str] = (), kept: Co
             out[1 + side % (lanes - 1)].append(cell)
             side += 1
         elif lanes > 1 and cell.key in beside and continued_later(cell):
-            firsts.append(replace(cell, part=(1, 1)))
+            first.append(replace(cell, part=(1, 1)))
             later.append(replace(cell, part=(2, cell.planned)))
         else:
             out[0].append(cell)
-    out[0] = firsts + out[0] + last
+    if firsts is not None:  # sorted is stable: equal walls keep the run's order
+        first.sort(key=lambda c: firsts.get(c.key, 0.0))
+        later.sort(key=lambda c: firsts.get(c.key, 0.0))
+    out[0] = first + out[0] + last
     for cell in later:
         min(out[1:], key=len).append(cell)
     return out
@@ -140,22 +145,35 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
     cells. The first fill the side lane where lane 0 is the longer (the whole matrix on two
     cores); the second fill lane 0 where a side lane is (the eager matrix: the TPU model's TensorFlow and JAX cells
     after the timing cells, beside torch-xla-cpu's), but not past a time budget (`budget_s`): where the budget's
-    end cuts the run anyway, a verdict cell in lane 0 would be cut in its place, with lane 1's cells the same."""
-    moves: dict[str, list[str]] = {"beside": [] if choose else list(candidates), "kept": []}
-    by_lane = assign(cells, lanes, **moves)
-    walls = walls_of(by_lane)
-    end = max(lane_ends(by_lane, walls))
+    end cuts the run anyway, a verdict cell in lane 0 would be cut in its place, with lane 1's cells the same.
+    All of it twice, the moved cells' first repeats in the run's order and shortest first (assign's `firsts`),
+    the sooner end kept (the run's order where they tie): shortest first, the side lane's later repeats wait less
+    for their first. In the whole matrix of 2026-12-07 afternoon lane 1 waited 4.2 minutes for torch.compile's cold
+    repeat, which lane 0 ran before TensorFlow's eager first repeat, whose later ones queued behind it."""
+    everything = assign(cells, lanes, beside=candidates)
+    first_walls = walls_of(everything)
+    shortest = {c.key: wall(c, first_walls) for c in everything[0] if c.continued}
     tries = [("beside", key) for key in candidates if choose]
     tries += [("kept", c.key) for c in cells if lanes > 1 and verdict_cell(c)]
     timing = {c.key for c in cells if c.compiler != "compiled"}
-    for kind, key in tries:
-        moved = dict(moves, **{kind: [*moves[kind], key]})
-        trial = assign(cells, lanes, **moved)
-        trial_walls = walls_of(trial)
-        trial_end = max(lane_ends(trial, trial_walls))
-        gain = TIMING_MOVE_S if kind == "beside" and key in timing else 0.0
-        if trial_end < end - gain and (kind == "beside" or budget_s is None or trial_end <= budget_s):
-            moves, by_lane, walls, end = moved, trial, trial_walls, trial_end
+
+    def moved_one_by_one(firsts: Optional[Mapping[str, float]]) -> tuple[float, list[list[Cell]], Walls]:
+        moves: dict[str, list[str]] = {"beside": [] if choose else list(candidates), "kept": []}
+        by_lane = assign(cells, lanes, **moves, firsts=firsts)
+        walls = walls_of(by_lane)
+        end = max(lane_ends(by_lane, walls))
+        for kind, key in tries:
+            moved = dict(moves, **{kind: [*moves[kind], key]})
+            trial = assign(cells, lanes, **moved, firsts=firsts)
+            trial_walls = walls_of(trial)
+            trial_end = max(lane_ends(trial, trial_walls))
+            gain = TIMING_MOVE_S if kind == "beside" and key in timing else 0.0
+            if trial_end < end - gain and (kind == "beside" or budget_s is None or trial_end <= budget_s):
+                moves, by_lane, walls, end = moved, trial, trial_walls, trial_end
+        return end, by_lane, walls
+
+    in_order, quickest = moved_one_by_one(None), moved_one_by_one(shortest)
+    _, by_lane, walls = quickest if quickest[0] < in_order[0] else in_order
     return by_lane, walls
 
 
