@@ -150,9 +150,11 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
     the sooner end kept (the run's order where they tie): shortest first, the side lane's later repeats wait less
     for their first. In the whole matrix of 2026-12-07 afternoon lane 1 waited 4.2 minutes for torch.compile's cold
     repeat, which lane 0 ran before TensorFlow's eager first repeat, whose later ones queued behind it."""
-    everything = assign(cells, lanes, beside=candidates)
-    first_walls = walls_of(everything)
-    shortest = {c.key: wall(c, first_walls) for c in everything[0] if c.continued}
+    shortest: dict[str, float] = {}  # a moved cell's first repeat's expected wall, by key
+    if len(candidates) > 1:  # one or none: nothing to reorder
+        everything = assign(cells, lanes, beside=candidates)
+        first_walls = walls_of(everything)
+        shortest = {c.key: wall(c, first_walls) for c in everything[0] if c.continued}
     tries = [("beside", key) for key in candidates if choose]
     tries += [("kept", c.key) for c in cells if lanes > 1 and verdict_cell(c)]
     timing = {c.key for c in cells if c.compiler != "compiled"}
@@ -172,7 +174,8 @@ def balance(cells: list[Cell], lanes: int, candidates: list[str], walls_of: Call
                 moves, by_lane, walls, end = moved, trial, trial_walls, trial_end
         return end, by_lane, walls
 
-    in_order, quickest = moved_one_by_one(None), moved_one_by_one(shortest)
+    in_order = moved_one_by_one(None)
+    quickest = moved_one_by_one(shortest) if shortest else in_order
     _, by_lane, walls = quickest if quickest[0] < in_order[0] else in_order
     return by_lane, walls
 

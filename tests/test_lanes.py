@@ -184,7 +184,6 @@ def test_by_default_the_cached_repeats_move_beside_where_the_run_ends_sooner():
                     ("torch-xla-cpu", "eager"): [22.8]})
     by_lane = lanes.balance(cells, 2, lanes.movable(cells, 2), walls_of)[0]
     assert [(c.name, c.compiler) for c in by_lane[0] if c.continued] == shortest
-    in_order = lanes.assign(cells, 2, moved)
     assert [round(end / 60, 1) for end in lanes.lane_ends(in_order, walls_of(in_order))] == [78.2, 78.9]
     assert [round(end / 60, 1) for end in lanes.lane_ends(by_lane, walls_of(by_lane))] == [78.2, 74.5]
     # Walls that make lane 1 the longer by far: no cached repeat moves there, but the TPU model's TensorFlow and
