@@ -170,9 +170,10 @@ def test_a_run_slower_than_planned_leaves_out_a_later_repeat_before_a_first_one(
     until the per-case timeout makes torch eager's first repeat several times its expectation.
 
     The runner times the host's speed anew, so that its expectations may differ from the ones computed here by the
-    moment's calibration (squared on a reference's CPU: a busy host read 1.3 times apart from one moment to the next,
-    and a budget of the expected walls plus 12 s then let the second repeat run). The budget and the timeout are chosen
-    so that the outcome holds for expectations from half to twice these."""
+    moment's calibration (a shared host's moves 1.1-1.6 times within minutes, and the ratio is squared on a
+    reference's own CPU; with the test's own tests beside it, a budget of the expected walls plus 12 s once let the
+    second repeat run). The budget and the timeout are chosen so that the outcome holds for expectations from half to
+    twice these."""
     from runner import arrangement
 
     venv_for("torch-cpu")
